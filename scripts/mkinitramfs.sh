@@ -1,0 +1,32 @@
+#!/bin/bash
+# Build the test initramfs: busybox-static, /init (scripts/vm-init.sh), the
+# in-VM tests (tests/vm/), the expected data from mkimages, and the modules.
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+IMGDIR=${IMGDIR:-$REPO/out/images}
+OUT=${1:-$REPO/out/initramfs.cpio.gz}
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,mnt,etc,root,lib}
+cp /bin/busybox "$root/bin/busybox"
+for app in $("$root/bin/busybox" --list); do
+	[ "$app" = busybox ] || ln -sf busybox "$root/bin/$app"
+done
+install -m 755 "$REPO/scripts/vm-init.sh" "$root/init"
+mkdir -p "$root/tests"
+cp -a "$REPO"/tests/vm/. "$root/tests/"
+[ -f "$REPO/tests/lib.sh" ] && cp "$REPO/tests/lib.sh" "$root/tests/lib.sh"
+mkdir -p "$root/expected"
+[ -d "$IMGDIR/expected" ] && cp -a "$IMGDIR/expected/." "$root/expected/"
+cp "$KBUILD_OUT/include/config/kernel.release" "$root/expected/kernel.release"
+# Disk order: images sorted by name become vda, vdb, ...
+i=0
+: > "$root/expected/disks"
+for img in "$IMGDIR"/*.img; do
+	[ -e "$img" ] || continue
+	dev=vd$(printf "\\x$(printf %x $((97 + i)))")
+	echo "$(basename "$img" .img) $dev" >> "$root/expected/disks"
+	i=$((i + 1))
+done
+[ -d "$KBUILD_OUT/modinst/lib/modules" ] && cp -a "$KBUILD_OUT/modinst/lib/modules" "$root/lib/"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT"

@@ -1,0 +1,44 @@
+#!/bin/bash
+# Install everything `make test` needs on a Debian bookworm machine.
+# Idempotent: a second run only checks what is already there.
+set -euo pipefail
+
+CACHE=${CACHE:-/var/cache/rust-vfs}
+KSERIES=${KSERIES:-7.3}
+RUSTSRC_VER=${RUSTSRC_VER:-1.95.0}
+mkdir -p "$CACHE"
+
+SUDO=
+[ "$(id -u)" = 0 ] || SUDO=sudo
+
+PKGS="clang-19 lld-19 llvm-19 libclang-19-dev flex bison bc cpio libelf-dev
+libssl-dev e2fsprogs busybox-static ccache qemu-system-x86 python3-venv
+attr rsync kmod dwarves"
+
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "setup: installing$missing"
+	$SUDO apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing
+fi
+
+# bindgen (kernel 7.3 needs >= 0.71.1)
+export PATH="$HOME/.cargo/bin:$PATH"
+if ! bindgen --version 2>/dev/null | awk '{ split($2, v, "."); exit !(v[1] > 0 || v[2] >= 71) }'; then
+	cargo install --locked bindgen-cli
+fi
+
+# Arch-all packages from newer suites, via a private apt config so that
+# nothing from trixie is ever installed into the system.
+"$(dirname "$0")/fetch-debs.sh"
+
+# virtme-ng for `make run`
+if [ ! -x "$CACHE/venv/bin/vng" ]; then
+	python3 -m venv "$CACHE/venv"
+	"$CACHE/venv/bin/pip" install -q virtme-ng==1.42 || \
+		echo "setup: warning: virtme-ng not installed; 'make run' falls back to plain QEMU"
+fi
+echo "setup: done (cache in $CACHE)"

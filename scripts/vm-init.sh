@@ -1,0 +1,23 @@
+#!/bin/sh
+# PID 1 in the test VM: run every /tests/*.sh, report, dump dmesg, power off.
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t tmpfs tmp /tmp
+echo "@@VM-UP $(uname -r)"
+for t in /tests/[0-9]*.sh; do
+	name=$(basename "$t" .sh)
+	log=/tmp/$name.log
+	if timeout "${TEST_TIMEOUT:-300}" sh "$t" > "$log" 2>&1; then
+		echo "@@RESULT PASS $name"
+	else
+		echo "@@RESULT FAIL $name (exit $?)"
+		sed 's/^/@@LOG /' "$log"
+	fi
+done
+echo "@@DMESG-BEGIN"
+dmesg | sed 's/^/@@K /'
+echo "@@DMESG-END"
+sync
+poweroff -f
