@@ -5,7 +5,7 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 mount -t tmpfs tmp /tmp
-echo "@@VM-UP $(uname -r)"
+echo; echo "@@VM-UP $(uname -r)"
 for t in /tests/[0-9]*.sh; do
 	name=$(basename "$t" .sh)
 	log=/tmp/$name.log
@@ -20,4 +20,5 @@ echo "@@DMESG-BEGIN"
 dmesg | sed 's/^/@@K /'
 echo "@@DMESG-END"
 sync
-poweroff -f
+# -no-reboot turns the reboot into a QEMU exit (no ACPI needed)
+reboot -f
