@@ -24,9 +24,9 @@ images:
 test: kernel images
 	$(S)/run-tests.sh
 
-# make run IMAGE=disk.img  (interactive; virtme-ng if installed, else QEMU)
+# make run IMAGE=disk.img [CMD="..."]  (virtme-ng if installed, else QEMU)
 run: kernel
-	$(S)/run-vm.sh $(IMAGE)
+	CMD="$(CMD)" $(S)/run-vm.sh $(IMAGE)
 
 patches:
 	$(S)/mkpatches.sh

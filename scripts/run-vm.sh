@@ -1,14 +1,18 @@
 #!/bin/bash
 # Boot the built kernel interactively, with an optional image attached
 # (read-only) as the first virtio disk: run-vm.sh [IMAGE]
+# With $CMD set, runs that command in the guest instead of a shell.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 img=${1:-}
 kimg=$KBUILD_OUT/arch/x86/boot/bzImage
 if [ -x "$CACHE/venv/bin/vng" ]; then
-	args=(--run "$kimg" --disable-kvm --user root)
+	# TCG (KVM hangs on these machines); 9p root (no virtiofsd needed).
+	args=(--run "$kimg" --disable-kvm --force-9p --user root --memory 2G)
 	[ -n "$img" ] && args+=(--disk "$img")
-	exec "$CACHE/venv/bin/vng" "${args[@]}"
+	[ -n "${CMD:-}" ] && args+=(--exec "$CMD")
+	export PATH="$CACHE/venv/bin:$PATH"
+	exec vng "${args[@]}"
 fi
 echo "run-vm: virtme-ng not installed, booting the test initramfs shell"
 root=$(mktemp -d)
