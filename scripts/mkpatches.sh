@@ -16,7 +16,8 @@ if [ ! -f "$WORKTREE/.git/base-ok" ]; then
 	rm -rf "$WORKTREE"
 	cp -a "$PRISTINE" "$WORKTREE"
 	"${G[@]}" init -q
-	"${G[@]}" add -A
+	# -f: Debian's linux-source .gitignore ignores the whole top level.
+	"${G[@]}" add -A -f
 	"${G[@]}" commit -q -m "Linux $(cat "$CACHE/src/linux.version")"
 	"${G[@]}" tag base
 	touch "$WORKTREE/.git/base-ok"
@@ -29,7 +30,7 @@ commit() { # SUBJECT PATH...
 	for p in "$@"; do
 		case "$p" in
 		patches/*) "${G[@]}" apply --index "$REPO/$p" ;;
-		*) mkdir -p "$WORKTREE/$(dirname "$p")"; cp "$REPO/$p" "$WORKTREE/$p"; "${G[@]}" add "$p" ;;
+		*) mkdir -p "$WORKTREE/$(dirname "$p")"; cp "$REPO/$p" "$WORKTREE/$p"; "${G[@]}" add -f "$p" ;;
 		esac
 	done
 	"${G[@]}" commit -q -s -m "$subject" -m "Part of the Rust VFS overlay; see the cover letter."
