@@ -27,7 +27,7 @@ timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel "$accel" -m 2G -smp 2 \
 rc=${PIPESTATUS[0]}
 
 pass=0 fail=0
-if ! grep -q '@@VM-UP' "$log"; then
+if ! grep -q '^@@VM-UP' "$log"; then
 	echo "FAIL boot: the VM did not reach userspace (qemu rc $rc); see $log"
 	tail -30 "$log"
 	fail=$((fail + 1))

@@ -5,6 +5,8 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 mount -t tmpfs tmp /tmp
+# The leading newline ends the firmware's escape codes, so every marker
+# starts a line and the host can match them anchored.
 echo; echo "@@VM-UP $(uname -r)"
 for t in /tests/[0-9]*.sh; do
 	name=$(basename "$t" .sh)
