@@ -13,6 +13,14 @@ for app in $("$root/bin/busybox" --list); do
 	[ "$app" = busybox ] || ln -sf busybox "$root/bin/$app"
 done
 install -m 755 "$REPO/scripts/vm-init.sh" "$root/init"
+# Host tools that busybox lacks (attr's getfattr/setfattr), with their libraries.
+for tool in getfattr setfattr; do
+	bin=$(command -v "$tool") || { echo "mkinitramfs: $tool missing (make setup installs attr)" >&2; exit 1; }
+	install -D -m 755 "$bin" "$root/usr/bin/$tool"
+	for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
+		[ -e "$root$lib" ] || install -D -m 755 "$lib" "$root$lib"
+	done
+done
 mkdir -p "$root/tests"
 cp -a "$REPO"/tests/vm/. "$root/tests/"
 [ -f "$REPO/tests/lib.sh" ] && cp "$REPO/tests/lib.sh" "$root/tests/lib.sh"

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+
+/*
+ * Helpers for the Rust VFS bindings (rust/kernel/fs/): wrappers of static
+ * inline functions of the super block, inode, dentry, folio and buffer head
+ * APIs.
+ */
+
+#include <linux/blkdev.h>
+#include <linux/buffer_head.h>
+#include <linux/dcache.h>
+#include <linux/fs.h>
+#include <linux/highmem.h>
+#include <linux/pagemap.h>
+
+__rust_helper void rust_helper_i_uid_write(struct inode *inode, uid_t uid)
+{
+	i_uid_write(inode, uid);
+}
+
+__rust_helper void rust_helper_i_gid_write(struct inode *inode, gid_t gid)
+{
+	i_gid_write(inode, gid);
+}
+
+__rust_helper uid_t rust_helper_i_uid_read(const struct inode *inode)
+{
+	return i_uid_read(inode);
+}
+
+__rust_helper gid_t rust_helper_i_gid_read(const struct inode *inode)
+{
+	return i_gid_read(inode);
+}
+
+__rust_helper void rust_helper_mapping_set_large_folios(struct address_space *m)
+{
+	mapping_set_large_folios(m);
+}
+
+__rust_helper void rust_helper_set_delayed_call(struct delayed_call *call,
+						void (*fn)(void *), void *arg)
+{
+	set_delayed_call(call, fn, arg);
+}
+
+__rust_helper struct dentry *rust_helper_dget(struct dentry *dentry)
+{
+	return dget(dentry);
+}
+
+__rust_helper bool rust_helper_dir_emit(struct dir_context *ctx,
+					const char *name, int namelen,
+					u64 ino, unsigned int type)
+{
+	return dir_emit(ctx, name, namelen, ino, type);
+}
+
+__rust_helper void rust_helper_folio_get(struct folio *folio)
+{
+	folio_get(folio);
+}
+
+__rust_helper void rust_helper_folio_put(struct folio *folio)
+{
+	folio_put(folio);
+}
+
+__rust_helper size_t rust_helper_folio_size(const struct folio *folio)
+{
+	return folio_size(folio);
+}
+
+__rust_helper loff_t rust_helper_folio_pos(const struct folio *folio)
+{
+	return folio_pos(folio);
+}
+
+__rust_helper void rust_helper_folio_mark_uptodate(struct folio *folio)
+{
+	folio_mark_uptodate(folio);
+}
+
+__rust_helper bool rust_helper_folio_test_uptodate(const struct folio *folio)
+{
+	return folio_test_uptodate(folio);
+}
+
+__rust_helper void rust_helper_folio_zero_range(struct folio *folio,
+						size_t start, size_t length)
+{
+	folio_zero_range(folio, start, length);
+}
+
+__rust_helper void *rust_helper_kmap_local_folio(struct folio *folio,
+						 size_t offset)
+{
+	return kmap_local_folio(folio, offset);
+}
+
+__rust_helper void rust_helper_flush_dcache_folio(struct folio *folio)
+{
+	flush_dcache_folio(folio);
+}
+
+__rust_helper struct buffer_head *rust_helper_sb_bread(struct super_block *sb,
+						       sector_t block)
+{
+	return sb_bread(sb, block);
+}
+
+__rust_helper void rust_helper_get_bh(struct buffer_head *bh)
+{
+	get_bh(bh);
+}
+
+__rust_helper void rust_helper_map_bh(struct buffer_head *bh,
+				      struct super_block *sb, sector_t block)
+{
+	map_bh(bh, sb, block);
+}
+
+__rust_helper unsigned int rust_helper_readahead_count(struct readahead_control *rac)
+{
+	return readahead_count(rac);
+}
+
+__rust_helper loff_t rust_helper_readahead_pos(struct readahead_control *rac)
+{
+	return readahead_pos(rac);
+}
+
+__rust_helper loff_t rust_helper_bdev_nr_bytes(struct block_device *bdev)
+{
+	return bdev_nr_bytes(bdev);
+}

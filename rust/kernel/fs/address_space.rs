@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Address spaces (page cache mappings), their operations and folios.
+//!
+//! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h),
+//! [`include/linux/pagemap.h`](srctree/include/linux/pagemap.h) and
+//! [`include/linux/mpage.h`](srctree/include/linux/mpage.h)
+
+use super::{file::File, inode::INode, FileSystem};
+use crate::error::{code::*, from_result, Result};
+use crate::prelude::*;
+use crate::{bindings, types::Opaque};
+use core::marker::PhantomData;
+
+/// A folio of the page cache of an inode of file system `T`.
+///
+/// Wraps the kernel's `struct folio`.
+///
+/// # Invariants
+///
+/// The folio is valid, referenced for the lifetime of the reference, and belongs to the mapping
+/// of an inode of file system `T`.
+#[repr(transparent)]
+pub struct Folio<T: FileSystem>(Opaque<bindings::folio>, PhantomData<T>);
+
+impl<T: FileSystem> Folio<T> {
+    fn as_ptr(&self) -> *mut bindings::folio {
+        self.0.get()
+    }
+
+    /// Returns the size of the folio in bytes.
+    pub fn size(&self) -> usize {
+        // SAFETY: The folio is valid by the type invariants.
+        unsafe { bindings::folio_size(self.as_ptr()) }
+    }
+
+    /// Returns the byte position of the folio in its file.
+    pub fn pos(&self) -> i64 {
+        // SAFETY: The folio is valid by the type invariants.
+        unsafe { bindings::folio_pos(self.as_ptr()) }
+    }
+
+    /// Returns whether the folio's contents are up to date.
+    pub fn test_uptodate(&self) -> bool {
+        // SAFETY: The folio is valid by the type invariants.
+        unsafe { bindings::folio_test_uptodate(self.as_ptr()) }
+    }
+
+    /// Returns the inode whose page cache the folio is in.
+    pub fn inode(&self) -> &INode<T> {
+        // SAFETY: A locked folio being read has a stable mapping, whose host is an inode of `T`
+        // (type invariants) that outlives its page cache.
+        unsafe { INode::from_raw((*(*self.as_ptr()).__bindgen_anon_1.__bindgen_anon_1.mapping).host) }
+    }
+}
+
+/// A locked folio: the folio lock is held, and released when this is dropped.
+///
+/// # Invariants
+///
+/// The folio is locked and the lock is owned by this value.
+pub struct LockedFolio<'a, T: FileSystem>(&'a Folio<T>);
+
+impl<'a, T: FileSystem> LockedFolio<'a, T> {
+    /// Creates a locked folio from a raw pointer.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be a valid, locked folio of an inode of `T`, valid during `'a`, whose lock is
+    /// transferred to the new value.
+    pub(crate) unsafe fn from_raw(ptr: *mut bindings::folio) -> Self {
+        // SAFETY: The safety requirements guarantee that the cast below is ok.
+        Self(unsafe { &*ptr.cast::<Folio<T>>() })
+    }
+
+    /// Gives up the lock, returning the raw folio pointer.
+    fn into_raw(self) -> *mut bindings::folio {
+        let ptr = self.0.as_ptr();
+        core::mem::forget(self);
+        ptr
+    }
+
+    /// Runs `cb` on the folio's bytes at `offset..offset + len`, which must fit in one page
+    /// (mapping it with `kmap_local_folio`).
+    fn with_page<R>(&mut self, offset: usize, len: usize, cb: impl FnOnce(&mut [u8]) -> R) -> R {
+        // SAFETY: The folio is valid and locked by us; `offset` is within it (checked by the
+        // callers) and the mapping is released below before the folio can go away.
+        let ptr = unsafe { bindings::kmap_local_folio(self.0.as_ptr(), offset) };
+        // SAFETY: `ptr` maps at least up to the end of the page containing `offset`, and the
+        // callers only ask for `len` bytes within that page. The folio is locked and not
+        // uptodate, so no one else accesses its contents.
+        let ret = cb(unsafe { core::slice::from_raw_parts_mut(ptr.cast::<u8>(), len) });
+        // SAFETY: `ptr` was returned by `kmap_local_folio` above.
+        unsafe { bindings::kunmap_local(ptr) };
+        ret
+    }
+
+    /// Copies `data` into the folio at `offset`.
+    ///
+    /// Fails with `EINVAL` if it does not fit in the folio.
+    pub fn write(&mut self, offset: usize, data: &[u8]) -> Result {
+        let end = offset.checked_add(data.len()).ok_or(EINVAL)?;
+        if end > self.0.size() {
+            return Err(EINVAL);
+        }
+        let mut done = 0;
+        while done < data.len() {
+            let off = offset + done;
+            let in_page = (bindings::PAGE_SIZE - off % bindings::PAGE_SIZE).min(data.len() - done);
+            self.with_page(off, in_page, |page| {
+                page.copy_from_slice(&data[done..done + in_page])
+            });
+            done += in_page;
+        }
+        Ok(())
+    }
+
+    /// Zeroes `len` bytes of the folio from `offset`.
+    ///
+    /// Fails with `EINVAL` if the range is not within the folio.
+    pub fn zero_out(&mut self, offset: usize, len: usize) -> Result {
+        let end = offset.checked_add(len).ok_or(EINVAL)?;
+        if end > self.0.size() {
+            return Err(EINVAL);
+        }
+        // SAFETY: The folio is valid and locked, and the range is within it.
+        unsafe { bindings::folio_zero_range(self.0.as_ptr(), offset, len) };
+        Ok(())
+    }
+
+    /// Marks the folio as up to date (after its contents were filled).
+    pub fn mark_uptodate(&mut self) {
+        // SAFETY: The folio is valid and locked by us.
+        unsafe { bindings::folio_mark_uptodate(self.0.as_ptr()) };
+    }
+
+    /// Flushes the data cache for the folio, after writing to it through a kernel mapping.
+    pub fn flush_dcache(&mut self) {
+        // SAFETY: The folio is valid.
+        unsafe { bindings::flush_dcache_folio(self.0.as_ptr()) };
+    }
+}
+
+impl<T: FileSystem> core::ops::Deref for LockedFolio<'_, T> {
+    type Target = Folio<T>;
+    fn deref(&self) -> &Folio<T> {
+        self.0
+    }
+}
+
+impl<T: FileSystem> Drop for LockedFolio<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariants we own the folio lock.
+        unsafe { bindings::folio_unlock(self.0.as_ptr()) };
+    }
+}
+
+/// A readahead request (`struct readahead_control`).
+pub struct ReadaheadControl<'a, T: FileSystem>(*mut bindings::readahead_control, PhantomData<&'a T>);
+
+impl<T: FileSystem> ReadaheadControl<'_, T> {
+    /// Returns the byte position in the file where the readahead starts.
+    pub fn pos(&self) -> i64 {
+        // SAFETY: The request is valid while this exists.
+        unsafe { bindings::readahead_pos(self.0) }
+    }
+
+    /// Returns the number of pages to read.
+    pub fn count(&self) -> u32 {
+        // SAFETY: The request is valid while this exists.
+        unsafe { bindings::readahead_count(self.0) }
+    }
+}
+
+/// Operations of an address space: the Rust side of `struct address_space_operations`.
+#[vtable]
+pub trait AddressSpaceOperations {
+    /// The file system whose inodes' page cache this applies to.
+    type FileSystem: FileSystem;
+
+    /// Whether the page cache of inodes with these operations can use large folios.
+    const LARGE_FOLIOS: bool = false;
+
+    /// Reads the contents of `folio` (`read_folio`); the folio is unlocked when it is dropped.
+    ///
+    /// On success the folio must be marked up to date.
+    fn read_folio(
+        _file: Option<&File<Self::FileSystem>>,
+        _folio: LockedFolio<'_, Self::FileSystem>,
+    ) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Starts reading the folios of a readahead request (`readahead`).
+    fn readahead(_ractl: &mut ReadaheadControl<'_, Self::FileSystem>) {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+}
+
+/// An address space operations table for file system `T`.
+#[derive(Copy, Clone)]
+pub struct Ops<T: FileSystem>(*const bindings::address_space_operations, bool, PhantomData<T>);
+
+impl<T: FileSystem> Ops<T> {
+    /// Creates the address space operations table from an [`AddressSpaceOperations`]
+    /// implementation.
+    pub const fn new<U: AddressSpaceOperations<FileSystem = T> + ?Sized>() -> Self {
+        struct Table<T: FileSystem, U: ?Sized>(PhantomData<(T, fn(&U))>);
+        impl<T: FileSystem, U: AddressSpaceOperations<FileSystem = T> + ?Sized> Table<T, U> {
+            const TABLE: bindings::address_space_operations = bindings::address_space_operations {
+                read_folio: if U::HAS_READ_FOLIO {
+                    Some(Self::read_folio_callback)
+                } else {
+                    None
+                },
+                readahead: if U::HAS_READAHEAD {
+                    Some(Self::readahead_callback)
+                } else {
+                    None
+                },
+                // SAFETY: All-zero is a valid (empty) value for the remaining fields.
+                ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
+            };
+
+            unsafe extern "C" fn read_folio_callback(
+                file: *mut bindings::file,
+                folio: *mut bindings::folio,
+            ) -> c_int {
+                from_result(|| {
+                    // SAFETY: The C API guarantees that `file` is NULL or a valid file.
+                    let file = (!file.is_null()).then(|| unsafe { File::<T>::from_raw(file) });
+                    // SAFETY: The C contract guarantees that the folio is valid and locked, with
+                    // ownership of the lock transferred to the callee; it belongs to a mapping
+                    // whose inode got this table, hence to `T`.
+                    U::read_folio(file, unsafe { LockedFolio::from_raw(folio) })?;
+                    Ok(0)
+                })
+            }
+
+            unsafe extern "C" fn readahead_callback(ractl: *mut bindings::readahead_control) {
+                let mut ractl = ReadaheadControl(ractl, PhantomData);
+                U::readahead(&mut ractl);
+            }
+        }
+        Self(&Table::<T, U>::TABLE, U::LARGE_FOLIOS, PhantomData)
+    }
+
+    /// Returns the raw table.
+    pub(crate) const fn as_ptr(&self) -> *const bindings::address_space_operations {
+        self.0
+    }
+
+    /// Returns whether the mapping may use large folios.
+    pub(crate) const fn large_folios(&self) -> bool {
+        self.1
+    }
+}
+
+/// Maps logical blocks of a file to blocks of the device, for the generic `mpage` readers.
+///
+/// This is the Rust side of a C `get_block_t` used for reading.
+pub trait BlockMapper {
+    /// The file system of the inodes being mapped.
+    type FileSystem: FileSystem;
+
+    /// Maps logical block `iblock` of `inode` to a device block.
+    ///
+    /// Returns `None` for a hole, or the device block number and the number of contiguous blocks
+    /// (at least 1, at most `max`) that follow it on the device.
+    fn map_blocks(
+        inode: &INode<Self::FileSystem>,
+        iblock: u64,
+        max: usize,
+    ) -> Result<Option<(u64, usize)>>;
+}
+
+unsafe extern "C" fn get_block_callback<M: BlockMapper>(
+    inode: *mut bindings::inode,
+    iblock: bindings::sector_t,
+    bh: *mut bindings::buffer_head,
+    create: c_int,
+) -> c_int {
+    from_result(|| {
+        if create != 0 {
+            return Err(EROFS);
+        }
+        // SAFETY: The mpage code calls this with a valid inode of the mapping being read, of
+        // file system `M::FileSystem` (the aops that use this mapper belong to it).
+        let inode = unsafe { INode::<M::FileSystem>::from_raw(inode) };
+        // SAFETY: `bh` is a valid, caller-owned temporary buffer head; `b_size` says how many
+        // bytes the caller would like mapped.
+        let (sb, bits, want) = unsafe { ((*inode.as_ptr()).i_sb, (*inode.as_ptr()).i_blkbits, (*bh).b_size) };
+        let max = (want >> bits).max(1);
+        if let Some((block, count)) = M::map_blocks(inode, iblock, max)? {
+            let count = count.clamp(1, max);
+            // SAFETY: `bh` and `sb` are valid. `map_bh` sets the device, block number and size.
+            unsafe {
+                bindings::map_bh(bh, sb, block);
+                (*bh).b_size = count << bits;
+            }
+        }
+        Ok(0)
+    })
+}
+
+/// Reads a folio with the generic block-based reader (`mpage_read_folio`), mapping its blocks
+/// with `M`.
+pub fn mpage_read_folio<M: BlockMapper>(folio: LockedFolio<'_, M::FileSystem>) -> Result {
+    // SAFETY: The folio is valid and locked; `mpage_read_folio` takes over the lock (it unlocks
+    // the folio when the read completes or fails).
+    crate::error::to_result(unsafe {
+        bindings::mpage_read_folio(folio.into_raw(), Some(get_block_callback::<M>))
+    })
+}
+
+/// Reads the folios of a readahead request with the generic block-based reader
+/// (`mpage_readahead`), mapping their blocks with `M`.
+pub fn mpage_readahead<M: BlockMapper>(ractl: &mut ReadaheadControl<'_, M::FileSystem>) {
+    // SAFETY: The request is valid for the duration of the `readahead` callback.
+    unsafe { bindings::mpage_readahead(ractl.0, Some(get_block_callback::<M>)) };
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! File system buffers (buffer heads).
+//!
+//! C headers: [`include/linux/buffer_head.h`](srctree/include/linux/buffer_head.h)
+
+use crate::sync::aref::AlwaysRefCounted;
+use crate::{bindings, types::Opaque};
+use core::ptr::NonNull;
+
+/// A buffer head: a block of a block device in the buffer cache.
+///
+/// Obtained from [`SuperBlock::bread`](super::sb::SuperBlock::bread) as an `ARef<Head>`, which
+/// owns a reference (`brelse` when dropped).
+///
+/// # Invariants
+///
+/// Instances of this type are always ref-counted (`get_bh`/`brelse`), and their data is up to
+/// date (they come from `sb_bread`).
+#[repr(transparent)]
+pub struct Head(Opaque<bindings::buffer_head>);
+
+impl Head {
+    /// Returns the block's data.
+    pub fn data(&self) -> &[u8] {
+        let h = self.0.get();
+        // SAFETY: The buffer head is valid and referenced, so its data stays mapped at `b_data`
+        // for `b_size` bytes while the reference lives.
+        unsafe { core::slice::from_raw_parts((*h).b_data.cast::<u8>(), (*h).b_size) }
+    }
+
+    /// Returns the block number of the buffer on its device.
+    pub fn block(&self) -> u64 {
+        // SAFETY: `b_blocknr` of a mapped, referenced buffer does not change.
+        unsafe { (*self.0.get()).b_blocknr }
+    }
+}
+
+// SAFETY: The type invariants guarantee that `Head` is always ref-counted.
+unsafe impl AlwaysRefCounted for Head {
+    fn inc_ref(&self) {
+        // SAFETY: The existence of a shared reference means that the refcount is nonzero.
+        unsafe { bindings::get_bh(self.0.get()) };
+    }
+
+    unsafe fn dec_ref(obj: NonNull<Self>) {
+        // SAFETY: The safety requirements guarantee that the refcount is nonzero.
+        unsafe { bindings::__brelse(obj.cast().as_ptr()) }
+    }
+}
+
+// SAFETY: Buffer heads are reference counted atomically and their data is read-only here, so
+// they may be used and released from any thread.
+unsafe impl Send for Head {}
+// SAFETY: As above, shared references only give read access to up-to-date data.
+unsafe impl Sync for Head {}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! File operations of file systems: the Rust side of `struct file_operations`.
+//!
+//! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h)
+
+use super::{File, Offset};
+use crate::error::{from_result, Result};
+use crate::fs::{inode::INode, FileSystem};
+use crate::prelude::*;
+use crate::bindings;
+use core::marker::PhantomData;
+
+impl<T: FileSystem> File<T> {
+    /// Creates a typed file reference from a raw pointer.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be a valid file, opened on an inode of file system `T`, for the duration of
+    /// `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::file) -> &'a Self {
+        // SAFETY: The safety requirements guarantee that the cast below is ok.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    /// Returns the inode that the file was opened on (`file_inode`).
+    pub fn inode(&self) -> &INode<T> {
+        // SAFETY: `f_inode` is immutable and valid while the file is; it belongs to `T`.
+        unsafe { INode::from_raw((*self.inner.get()).f_inode) }
+    }
+
+    /// Returns the untyped view of the file.
+    pub fn untyped(&self) -> &File {
+        // SAFETY: The file is valid; typed files are handed out only inside file operations,
+        // where no `fdget_pos` without `f_pos_lock` is active on other threads.
+        unsafe { File::from_raw_file(self.inner.get()) }
+    }
+}
+
+/// The type of a directory entry, as reported by [`DirEmitter::emit`] (`DT_*`).
+#[repr(u32)]
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub enum DirEntryType {
+    /// Unknown type.
+    Unknown = bindings::DT_UNKNOWN,
+    /// Named pipe (first-in, first-out) type.
+    Fifo = bindings::DT_FIFO,
+    /// Character device type.
+    Chr = bindings::DT_CHR,
+    /// Directory type.
+    Dir = bindings::DT_DIR,
+    /// Block device type.
+    Blk = bindings::DT_BLK,
+    /// Regular file type.
+    Reg = bindings::DT_REG,
+    /// Symbolic link type.
+    Lnk = bindings::DT_LNK,
+    /// Named unix-domain socket type.
+    Sock = bindings::DT_SOCK,
+    /// White-out type.
+    Wht = bindings::DT_WHT,
+}
+
+impl From<crate::fs::inode::Type> for DirEntryType {
+    fn from(value: crate::fs::inode::Type) -> Self {
+        use crate::fs::inode::Type;
+        match value {
+            Type::Dir => DirEntryType::Dir,
+            Type::Reg => DirEntryType::Reg,
+            Type::Lnk => DirEntryType::Lnk,
+            Type::Fifo => DirEntryType::Fifo,
+            Type::Chr(_) => DirEntryType::Chr,
+            Type::Blk(_) => DirEntryType::Blk,
+            Type::Sock => DirEntryType::Sock,
+        }
+    }
+}
+
+/// Directory entry emitter: wraps the kernel's `struct dir_context`.
+///
+/// Given to [`FileOperations::read_dir`], which reports entries starting at [`DirEmitter::pos`].
+#[repr(transparent)]
+pub struct DirEmitter(bindings::dir_context);
+
+impl DirEmitter {
+    /// Returns the current position of the reader (`ctx->pos`).
+    pub fn pos(&self) -> Offset {
+        self.0.pos
+    }
+
+    /// Sets the position of the reader, e.g. to skip an unused record.
+    pub fn set_pos(&mut self, pos: Offset) {
+        self.0.pos = pos;
+    }
+
+    /// Emits a directory entry (`dir_emit`).
+    ///
+    /// On success the position is advanced by `pos_inc`. Returns `false` when the entry could
+    /// not be emitted, typically because the user buffer is full; the caller must then stop and
+    /// leave the position where it is, so the next call resumes with this entry.
+    pub fn emit(&mut self, pos_inc: Offset, name: &[u8], ino: u64, etype: DirEntryType) -> bool {
+        let Ok(name_len) = i32::try_from(name.len()) else {
+            return false;
+        };
+        let Some(new_pos) = self.0.pos.checked_add(pos_inc) else {
+            return false;
+        };
+        // SAFETY: `self.0` is a valid `dir_context` (the VFS passed it to `iterate_shared`), and
+        // `name` is valid for `name_len` bytes during the call.
+        let ret = unsafe {
+            bindings::dir_emit(&mut self.0, name.as_ptr().cast(), name_len, ino, etype as u32)
+        };
+        if ret {
+            self.0.pos = new_pos;
+        }
+        ret
+    }
+}
+
+/// Operations of open files: the Rust side of `struct file_operations`.
+///
+/// Tables built with [`Ops::new`] use the generic C helpers for what is not implemented: for
+/// directories (implementations of [`FileOperations::read_dir`]) `generic_file_llseek` and
+/// `generic_read_dir`; for other files `generic_file_llseek`, `generic_file_read_iter`,
+/// `filemap_splice_read` and the read-only mmap, which read through the page cache and hence the
+/// inode's [`AddressSpaceOperations`](crate::fs::address_space::AddressSpaceOperations).
+#[vtable]
+pub trait FileOperations {
+    /// The file system that the files belong to.
+    type FileSystem: FileSystem;
+
+    /// Reads directory entries from directory `file` (`iterate_shared`), starting at
+    /// [`DirEmitter::pos`].
+    fn read_dir(_file: &File<Self::FileSystem>, _emitter: &mut DirEmitter) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+}
+
+/// A file operations table for file system `T`.
+#[derive(Copy, Clone)]
+pub struct Ops<T: FileSystem>(*const bindings::file_operations, PhantomData<T>);
+
+impl<T: FileSystem> Ops<T> {
+    /// Creates the file operations table from a [`FileOperations`] implementation.
+    pub const fn new<U: FileOperations<FileSystem = T> + ?Sized>() -> Self {
+        struct Table<T: FileSystem, U: ?Sized>(PhantomData<(T, fn(&U))>);
+        impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> Table<T, U> {
+            const TABLE: bindings::file_operations = if U::HAS_READ_DIR {
+                bindings::file_operations {
+                    llseek: Some(bindings::generic_file_llseek),
+                    read: Some(bindings::generic_read_dir),
+                    iterate_shared: Some(Self::read_dir_callback),
+                    // SAFETY: All-zero is a valid (empty) value for the remaining fields.
+                    ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
+                }
+            } else {
+                bindings::file_operations {
+                    llseek: Some(bindings::generic_file_llseek),
+                    read_iter: Some(bindings::generic_file_read_iter),
+                    splice_read: Some(bindings::filemap_splice_read),
+                    mmap_prepare: Some(bindings::generic_file_readonly_mmap_prepare),
+                    // SAFETY: All-zero is a valid (empty) value for the remaining fields.
+                    ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
+                }
+            };
+
+            unsafe extern "C" fn read_dir_callback(
+                file: *mut bindings::file,
+                ctx_ptr: *mut bindings::dir_context,
+            ) -> c_int {
+                from_result(|| {
+                    // SAFETY: The C API guarantees that `file` is valid for the duration of the
+                    // call, opened on an inode that got this table, hence of file system `T`.
+                    let file = unsafe { File::<T>::from_raw(file) };
+                    // SAFETY: The C API guarantees that this is the only reference to the
+                    // `dir_context` instance during the call.
+                    let emitter = unsafe { &mut *ctx_ptr.cast::<DirEmitter>() };
+                    U::read_dir(file, emitter)?;
+                    Ok(0)
+                })
+            }
+        }
+        Self(&Table::<T, U>::TABLE, PhantomData)
+    }
+
+    /// The C `generic_ro_fops` table: read-only regular files read through the page cache.
+    pub const fn generic_ro() -> Self {
+        // SAFETY: `generic_ro_fops` is a static table that never changes.
+        Self(unsafe { &bindings::generic_ro_fops }, PhantomData)
+    }
+
+    /// Returns the raw table.
+    pub(crate) const fn as_ptr(&self) -> *const bindings::file_operations {
+        self.0
+    }
+}

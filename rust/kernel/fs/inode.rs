@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! File system inodes and their operations.
+//!
+//! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h)
+
+use super::{address_space, dentry, dentry::DEntry, file, sb::SuperBlock, FileSystem};
+use crate::error::{code::*, Result};
+use crate::prelude::*;
+use crate::sync::aref::{ARef, AlwaysRefCounted};
+use crate::{bindings, types::Opaque};
+use core::{marker::PhantomData, mem::ManuallyDrop, mem::MaybeUninit, ptr, ptr::NonNull};
+
+/// The type of an inode.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub enum Type {
+    /// Directory.
+    Dir,
+    /// Regular file.
+    Reg,
+    /// Symbolic link.
+    Lnk,
+    /// Named pipe (first-in, first-out).
+    Fifo,
+    /// Character device, with its device number.
+    Chr(Dev),
+    /// Block device, with its device number.
+    Blk(Dev),
+    /// Unix-domain socket.
+    Sock,
+}
+
+impl Type {
+    fn mode_bits(self) -> u32 {
+        match self {
+            Type::Dir => bindings::S_IFDIR,
+            Type::Reg => bindings::S_IFREG,
+            Type::Lnk => bindings::S_IFLNK,
+            Type::Fifo => bindings::S_IFIFO,
+            Type::Chr(_) => bindings::S_IFCHR,
+            Type::Blk(_) => bindings::S_IFBLK,
+            Type::Sock => bindings::S_IFSOCK,
+        }
+    }
+}
+
+/// A device number, as major and minor numbers.
+#[derive(Copy, Clone, PartialEq, Eq, Default)]
+pub struct Dev {
+    /// Major number (12 bits in the kernel's `dev_t`).
+    pub major: u32,
+    /// Minor number (20 bits in the kernel's `dev_t`).
+    pub minor: u32,
+}
+
+impl Dev {
+    /// Decodes the old 16-bit encoding of a device number (`old_decode_dev`).
+    pub fn from_old(val: u16) -> Self {
+        Dev {
+            major: u32::from(val >> 8) & 0xff,
+            minor: u32::from(val) & 0xff,
+        }
+    }
+
+    /// Decodes the new 32-bit encoding of a device number (`new_decode_dev`).
+    pub fn from_new(val: u32) -> Self {
+        Dev {
+            major: (val & 0xfff00) >> 8,
+            minor: (val & 0xff) | ((val >> 12) & 0xfff00),
+        }
+    }
+
+    fn to_kdev(self) -> bindings::dev_t {
+        ((self.major & 0xfff) << 20) | (self.minor & 0xfffff)
+    }
+}
+
+/// A timestamp: seconds and nanoseconds since the epoch.
+#[derive(Copy, Clone, PartialEq, Eq, Default)]
+pub struct Timespec {
+    /// Seconds (may be negative, before 1970).
+    pub secs: i64,
+    /// Nanoseconds, below one billion.
+    pub nsecs: u32,
+}
+
+/// The Unix epoch, as a [`Timespec`].
+pub const UNIX_EPOCH: Timespec = Timespec { secs: 0, nsecs: 0 };
+
+/// A node in the file system index (inode).
+///
+/// Wraps the kernel's `struct inode`.
+///
+/// # Invariants
+///
+/// Instances of this type are always ref-counted, that is, a call to `ihold` ensures that the
+/// allocation remains valid at least until the matching call to `iput`. The inode belongs to a
+/// superblock of file system `T` and is embedded in an `INodeWithData<T::INodeData>` whose data
+/// is initialised (unless the inode is new or bad, in which case no `INode<T>` reference is given
+/// out to file systems, see [`NewINode`]).
+#[repr(transparent)]
+pub struct INode<T: FileSystem>(Opaque<bindings::inode>, PhantomData<T>);
+
+impl<T: FileSystem> INode<T> {
+    /// Creates an inode reference from a raw pointer.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be a valid, initialised inode of file system `T` for the duration of `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::inode) -> &'a Self {
+        // SAFETY: The safety requirements guarantee that the cast below is ok.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    /// Returns the raw `struct inode` pointer.
+    pub(crate) fn as_ptr(&self) -> *mut bindings::inode {
+        self.0.get()
+    }
+
+    /// Returns the number of the inode.
+    pub fn ino(&self) -> u64 {
+        // SAFETY: `i_ino` is immutable, and it is valid to read while the inode is alive.
+        unsafe { (*self.as_ptr()).i_ino }
+    }
+
+    /// Returns the superblock that the inode belongs to.
+    pub fn super_block(&self) -> &SuperBlock<T> {
+        // SAFETY: `i_sb` is immutable; the superblock outlives its inodes and is ready, since
+        // initialised inodes exist only in filled superblocks.
+        unsafe { SuperBlock::from_raw((*self.as_ptr()).i_sb) }
+    }
+
+    /// Returns the size of the inode contents (`i_size_read`).
+    pub fn size(&self) -> i64 {
+        // SAFETY: Read-only file systems never change `i_size` after initialisation; on 64-bit
+        // a plain read is `i_size_read`.
+        unsafe { ptr::read_volatile(&raw const (*self.as_ptr()).i_size) }
+    }
+
+    /// Returns the data associated with the inode.
+    pub fn data(&self) -> &T::INodeData {
+        // SAFETY: By the type invariants the inode is embedded in an `INodeWithData` whose data
+        // is initialised.
+        unsafe {
+            let outer = crate::container_of!(self.as_ptr(), INodeWithData<T::INodeData>, inode);
+            (*outer).data.assume_init_ref()
+        }
+    }
+}
+
+// SAFETY: The type invariants guarantee that `INode` is always ref-counted.
+unsafe impl<T: FileSystem> AlwaysRefCounted for INode<T> {
+    fn inc_ref(&self) {
+        // SAFETY: The existence of a shared reference means that the refcount is nonzero.
+        unsafe { bindings::ihold(self.as_ptr()) };
+    }
+
+    unsafe fn dec_ref(obj: NonNull<Self>) {
+        // SAFETY: The safety requirements guarantee that the refcount is nonzero.
+        unsafe { bindings::iput(obj.as_ref().as_ptr()) }
+    }
+}
+
+/// An inode with the file system's per-inode data next to it, as allocated by the bindings'
+/// `alloc_inode`.
+#[repr(C)]
+pub(crate) struct INodeWithData<D> {
+    data: MaybeUninit<D>,
+    inode: bindings::inode,
+}
+
+impl<D> INodeWithData<D> {
+    /// The kmem cache constructor: `inode_init_once` on the embedded inode.
+    pub(crate) unsafe extern "C" fn init_once_callback(outer: *mut c_void) {
+        let ptr = outer.cast::<Self>();
+        // SAFETY: The kmem cache calls this with an object of the cache's size, which is
+        // `size_of::<Self>()`, so the inode field is within it.
+        unsafe { bindings::inode_init_once(&raw mut (*ptr).inode) };
+    }
+
+    pub(crate) unsafe extern "C" fn alloc_inode_callback(
+        sb: *mut bindings::super_block,
+    ) -> *mut bindings::inode {
+        // SAFETY: The callback contract guarantees that `sb` is valid; it belongs to a file
+        // system registered with a `Registration` for a type with `INodeData = D` (the table
+        // that installs this callback is built for that type).
+        let cache = unsafe { super::Registration::inode_cache(sb) };
+        // SAFETY: `cache` is a valid kmem cache.
+        let ptr = unsafe { bindings::kmem_cache_alloc_lru_noprof(cache, &raw mut (*sb).s_inode_lru, bindings::GFP_KERNEL) }
+            .cast::<Self>();
+        if ptr.is_null() {
+            return ptr::null_mut();
+        }
+        // SAFETY: `ptr` was just allocated with room for `Self`.
+        unsafe { &raw mut (*ptr).inode }
+    }
+
+    pub(crate) unsafe extern "C" fn free_inode_callback(inode: *mut bindings::inode) {
+        // SAFETY: The callback contract guarantees that `inode` is valid and unused.
+        let is_bad = unsafe { bindings::is_bad_inode(inode) };
+        // SAFETY: All inodes of this file system are allocated by `alloc_inode_callback`, so
+        // `inode` is embedded in a `Self`.
+        let ptr = unsafe { crate::container_of!(inode, Self, inode) };
+        if !is_bad {
+            // SAFETY: Inodes that are not bad were initialised by `NewINode::init`, which
+            // writes the data; it is dropped only here.
+            unsafe { (*ptr).data.assume_init_drop() };
+        }
+        // SAFETY: The object was allocated from this cache by `alloc_inode_callback`.
+        unsafe {
+            let cache = super::Registration::inode_cache((*inode).i_sb);
+            bindings::kmem_cache_free(cache, ptr.cast());
+        }
+    }
+}
+
+/// The result of [`SuperBlock::get_or_create_inode`].
+pub enum Lookup<T: FileSystem> {
+    /// The inode was in the inode cache and is ready to use.
+    Existing(ARef<INode<T>>),
+    /// The inode is new and must be initialised with [`NewINode::init`].
+    New(NewINode<T>),
+}
+
+/// A new inode, locked (`I_NEW`), that must be initialised.
+///
+/// Dropping it without initialising it marks it bad and releases it (`iget_failed`).
+pub struct NewINode<T: FileSystem>(ManuallyDrop<ARef<INode<T>>>);
+
+impl<T: FileSystem> NewINode<T> {
+    pub(crate) fn new(inode: ARef<INode<T>>) -> Self {
+        Self(ManuallyDrop::new(inode))
+    }
+
+    /// Returns the number of the new inode.
+    pub fn ino(&self) -> u64 {
+        self.0.ino()
+    }
+
+    /// Initialises the new inode with `params` and unlocks it (`unlock_new_inode`).
+    pub fn init(self, params: Params<T>) -> Result<ARef<INode<T>>> {
+        let inode_ptr = self.0.as_ptr();
+        let mode = (params.typ.mode_bits() | (u32::from(params.mode) & 0o7777)) as u16;
+
+        // SAFETY: The inode is new (`I_NEW`), so no one else looks at its fields until it is
+        // unlocked below; `inode_ptr` is valid.
+        unsafe {
+            let inode = &mut *inode_ptr;
+            inode.i_mode = mode;
+            match params.typ {
+                Type::Chr(dev) | Type::Blk(dev) => {
+                    bindings::init_special_inode(inode, mode, dev.to_kdev());
+                }
+                Type::Fifo | Type::Sock => bindings::init_special_inode(inode, mode, 0),
+                Type::Dir | Type::Reg | Type::Lnk => {}
+            }
+            if let Some(fops) = params.file_ops {
+                inode.__bindgen_anon_3.i_fop = fops.as_ptr();
+            }
+            if let Some(iops) = params.inode_ops {
+                inode.i_op = iops.as_ptr();
+            }
+            if let Some(aops) = params.aops {
+                (*inode.i_mapping).a_ops = aops.as_ptr();
+                if aops.large_folios() {
+                    bindings::mapping_set_large_folios(inode.i_mapping);
+                }
+            }
+            bindings::set_nlink(inode, params.nlink);
+            bindings::i_uid_write(inode, params.uid);
+            bindings::i_gid_write(inode, params.gid);
+            inode.i_size = params.size;
+            inode.i_blocks = params.blocks;
+            inode.i_generation = params.generation;
+            inode.i_atime_sec = params.atime.secs;
+            inode.i_atime_nsec = params.atime.nsecs;
+            inode.i_mtime_sec = params.mtime.secs;
+            inode.i_mtime_nsec = params.mtime.nsecs;
+            inode.i_ctime_sec = params.ctime.secs;
+            inode.i_ctime_nsec = params.ctime.nsecs;
+
+            // Written last: from here on the inode is initialised (free_inode drops the data of
+            // inodes that are not bad).
+            let outer = crate::container_of!(inode_ptr, INodeWithData<T::INodeData>, inode);
+            (*outer).data.write(params.value);
+
+            bindings::unlock_new_inode(inode);
+        }
+
+        let me = ManuallyDrop::new(self);
+        // SAFETY: `me` is never used or dropped again, so the reference it owns is moved out
+        // exactly once. The inode is initialised now, so it's fine to hand it out.
+        Ok(ManuallyDrop::into_inner(unsafe { ptr::read(&me.0) }))
+    }
+}
+
+impl<T: FileSystem> Drop for NewINode<T> {
+    fn drop(&mut self) {
+        // SAFETY: The inode is new and was not initialised: `iget_failed` marks it bad, unlocks
+        // it and drops the reference that we own (so the `ARef` is not dropped).
+        unsafe { bindings::iget_failed(self.0.as_ptr()) };
+    }
+}
+
+/// Parameters of a new inode, given to [`NewINode::init`].
+pub struct Params<T: FileSystem> {
+    /// The type of the inode.
+    pub typ: Type,
+    /// The permission bits (and setuid/setgid/sticky) of the inode.
+    pub mode: u16,
+    /// Size of the contents in bytes.
+    pub size: i64,
+    /// Number of 512-byte blocks used by the inode.
+    pub blocks: u64,
+    /// Number of hard links to the inode.
+    pub nlink: u32,
+    /// Owner of the inode.
+    pub uid: u32,
+    /// Group of the inode.
+    pub gid: u32,
+    /// Creation/status-change time.
+    pub ctime: Timespec,
+    /// Last modification time.
+    pub mtime: Timespec,
+    /// Last access time.
+    pub atime: Timespec,
+    /// Generation number (for NFS file handles).
+    pub generation: u32,
+    /// Inode operations (`i_op`); `None` keeps the VFS default (empty) table.
+    pub inode_ops: Option<Ops<T>>,
+    /// File operations (`i_fop`); `None` keeps the default (devices and fifos get theirs from
+    /// `init_special_inode`).
+    pub file_ops: Option<file::Ops<T>>,
+    /// Address space operations (`i_mapping->a_ops`); `None` keeps the empty default.
+    pub aops: Option<address_space::Ops<T>>,
+    /// The file system's data for this inode.
+    pub value: T::INodeData,
+}
+
+/// A symbolic link target returned by [`INodeOperations::get_link`].
+pub enum Link<'a> {
+    /// A target that lives at least as long as the inode (e.g. in its data).
+    Borrowed(&'a CStr),
+    /// A target allocated for this call; the VFS frees it when done with it.
+    Owned(KVec<u8>),
+}
+
+/// Operations of an inode: the Rust side of `struct inode_operations`.
+///
+/// A file system builds one table per kind of inode (directories, symlinks, ...) with
+/// [`Ops::new`], and gives it to inodes in [`Params::inode_ops`].
+#[vtable]
+pub trait INodeOperations {
+    /// The file system that the inodes belong to.
+    type FileSystem: FileSystem;
+
+    /// Looks up `dentry`'s name in directory `parent` (`lookup`).
+    ///
+    /// Implementations find the inode (or none) and return [`dentry::Unhashed::splice_alias`].
+    fn lookup(
+        _parent: &INode<Self::FileSystem>,
+        _dentry: dentry::Unhashed<'_, Self::FileSystem>,
+    ) -> Result<Option<ARef<DEntry<Self::FileSystem>>>> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Returns the target of symbolic link `inode` (`get_link`).
+    ///
+    /// `dentry` is `None` in RCU-walk mode, where the implementation must not block (return
+    /// `ECHILD` to be called again in ref-walk mode).
+    fn get_link<'a>(
+        _dentry: Option<&DEntry<Self::FileSystem>>,
+        _inode: &'a INode<Self::FileSystem>,
+    ) -> Result<Link<'a>> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Lists the names of the extended attributes of `dentry`'s inode (`listxattr`).
+    ///
+    /// Names are stored NUL-terminated one after the other in `buf`; if `buf` is empty, only the
+    /// size needed is returned. Returns `ERANGE` if `buf` is too small.
+    fn listxattr(_dentry: &DEntry<Self::FileSystem>, _buf: &mut [u8]) -> Result<usize> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+}
+
+/// An inode operations table for file system `T`.
+#[derive(Copy, Clone)]
+pub struct Ops<T: FileSystem>(*const bindings::inode_operations, PhantomData<T>);
+
+impl<T: FileSystem> Ops<T> {
+    /// Creates the inode operations table from an [`INodeOperations`] implementation.
+    pub const fn new<U: INodeOperations<FileSystem = T> + ?Sized>() -> Self {
+        struct Table<T: FileSystem, U: ?Sized>(PhantomData<(T, fn(&U))>);
+        impl<T: FileSystem, U: INodeOperations<FileSystem = T> + ?Sized> Table<T, U> {
+            const TABLE: bindings::inode_operations = bindings::inode_operations {
+                lookup: if U::HAS_LOOKUP {
+                    Some(Self::lookup_callback)
+                } else {
+                    None
+                },
+                get_link: if U::HAS_GET_LINK {
+                    Some(Self::get_link_callback)
+                } else {
+                    None
+                },
+                listxattr: if U::HAS_LISTXATTR {
+                    Some(Self::listxattr_callback)
+                } else {
+                    None
+                },
+                // SAFETY: All-zero is a valid (empty) value for the remaining fields.
+                ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
+            };
+
+            unsafe extern "C" fn lookup_callback(
+                parent_ptr: *mut bindings::inode,
+                dentry: *mut bindings::dentry,
+                _flags: c_uint,
+            ) -> *mut bindings::dentry {
+                // SAFETY: The C API guarantees that `parent_ptr` is a valid inode of this file
+                // system, locked for the duration of the call.
+                let parent = unsafe { INode::<T>::from_raw(parent_ptr) };
+                // SAFETY: The C API guarantees that `dentry` is a valid, unhashed dentry being
+                // looked up, and only this call will splice it.
+                let unhashed = unsafe { dentry::Unhashed::from_raw(dentry) };
+                match U::lookup(parent, unhashed) {
+                    Err(e) => e.to_ptr(),
+                    Ok(None) => ptr::null_mut(),
+                    Ok(Some(d)) => ARef::into_raw(d).as_ptr().cast(),
+                }
+            }
+
+            unsafe extern "C" fn get_link_callback(
+                dentry_ptr: *mut bindings::dentry,
+                inode_ptr: *mut bindings::inode,
+                delayed_call: *mut bindings::delayed_call,
+            ) -> *const c_char {
+                // SAFETY: The C API guarantees that `dentry_ptr` is NULL or a valid dentry.
+                let dentry = (!dentry_ptr.is_null())
+                    .then(|| unsafe { DEntry::<T>::from_raw(dentry_ptr) });
+                // SAFETY: The C API guarantees that `inode_ptr` is a valid inode of this fs.
+                let inode = unsafe { INode::<T>::from_raw(inode_ptr) };
+                match U::get_link(dentry, inode) {
+                    Err(e) => e.to_ptr::<c_char>(),
+                    Ok(Link::Borrowed(s)) => s.as_ptr().cast(),
+                    Ok(Link::Owned(mut v)) => {
+                        if v.last() != Some(&0) && v.push(0, GFP_KERNEL).is_err() {
+                            return ENOMEM.to_ptr::<c_char>();
+                        }
+                        let Ok(b) = KBox::new(v, GFP_KERNEL) else {
+                            return ENOMEM.to_ptr::<c_char>();
+                        };
+                        let ret = b.as_ptr().cast::<c_char>();
+                        // SAFETY: `delayed_call` is valid; the box is freed by `drop_link`.
+                        unsafe {
+                            bindings::set_delayed_call(
+                                delayed_call,
+                                Some(drop_link),
+                                KBox::into_raw(b).cast(),
+                            )
+                        };
+                        ret
+                    }
+                }
+            }
+
+            unsafe extern "C" fn listxattr_callback(
+                dentry_ptr: *mut bindings::dentry,
+                buf: *mut c_char,
+                size: usize,
+            ) -> isize {
+                // SAFETY: The C API guarantees that `dentry_ptr` is a valid dentry of this fs.
+                let dentry = unsafe { DEntry::<T>::from_raw(dentry_ptr) };
+                let buf = if buf.is_null() || size == 0 {
+                    &mut [][..]
+                } else {
+                    // SAFETY: The C API guarantees that `buf` is valid for `size` bytes.
+                    unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), size) }
+                };
+                match U::listxattr(dentry, buf) {
+                    Ok(n) => n as isize,
+                    Err(e) => e.to_errno() as isize,
+                }
+            }
+        }
+        Self(&Table::<T, U>::TABLE, PhantomData)
+    }
+
+    /// Returns the raw table.
+    pub(crate) const fn as_ptr(&self) -> *const bindings::inode_operations {
+        self.0
+    }
+}
+
+unsafe extern "C" fn drop_link(ptr: *mut c_void) {
+    // SAFETY: `ptr` comes from `KBox::into_raw` in `get_link_callback`.
+    drop(unsafe { KBox::from_raw(ptr.cast::<KVec<u8>>()) });
+}

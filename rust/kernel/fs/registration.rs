@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! File system types and their registration.
+//!
+//! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h) and
+//! [`include/linux/fs_context.h`](srctree/include/linux/fs_context.h)
+
+use super::{dentry, inode::INodeWithData, sb, sb::SuperBlock, xattr};
+use crate::error::{code::*, from_result, to_result, Error, Result};
+use crate::prelude::*;
+use crate::types::Opaque;
+use crate::{bindings, ThisModule};
+use core::{marker::PhantomData, marker::PhantomPinned, mem::size_of};
+
+/// A file system type: the Rust side of a `struct file_system_type`.
+///
+/// It names the file system, says where its superblocks come from ([`sb::Type`]), carries the
+/// super operations table and fills new superblocks. The other operations tables are chosen per
+/// inode, when the inode is created (see [`inode::Params`](super::inode::Params)).
+pub trait FileSystem: Sized + Send + Sync + 'static {
+    /// Data stored in each superblock (`s_fs_info`).
+    type Data: Send + Sync;
+
+    /// Data stored in each inode, next to the `struct inode` (as `ext2_inode_info` in C).
+    type INodeData: Send + Sync;
+
+    /// The name of the file system type, as given to `mount -t`.
+    const NAME: &'static CStr;
+
+    /// Where superblocks come from: none (in-memory) or a block device.
+    const SUPER_TYPE: sb::Type = sb::Type::Independent;
+
+    /// The superblock operations table of this file system.
+    ///
+    /// Built with [`sb::Ops::new`] from a type implementing [`sb::SuperOperations`].
+    const SUPER_OPERATIONS: sb::Ops<Self>;
+
+    /// The extended attribute handlers (`s_xattr`); none by default.
+    const XATTR_HANDLERS: xattr::Handlers<Self> = xattr::Handlers::NONE;
+
+    /// Fills a new superblock: reads and checks what is needed and returns the superblock's
+    /// parameters and data (`fill_super` in C).
+    fn fill_super(sb: &mut SuperBlock<Self, sb::New>) -> Result<sb::Params<Self::Data>>;
+
+    /// Returns the root dentry of a superblock that [`FileSystem::fill_super`] filled.
+    fn init_root(sb: &SuperBlock<Self>) -> Result<dentry::Root<Self>>;
+}
+
+/// A registration of a file system type.
+///
+/// Registered on creation, unregistered on drop. It owns the kmem cache that holds the inodes
+/// (with their [`FileSystem::INodeData`]) of the file system.
+///
+/// # Invariants
+///
+/// `fs` is registered with the VFS while this exists; `inode_cache` holds objects of type
+/// `INodeWithData<T::INodeData>`, where `T` is the file system it was built for.
+#[pin_data(PinnedDrop)]
+pub struct Registration {
+    inode_cache: KMemCache,
+    #[pin]
+    fs: Opaque<bindings::file_system_type>,
+    #[pin]
+    _pin: PhantomPinned,
+}
+
+// SAFETY: `Registration` doesn't provide any `&self` methods, so it is safe to pass references
+// to it around.
+unsafe impl Sync for Registration {}
+
+// SAFETY: Both registration and unregistration are implemented in C and safe to be performed
+// from any thread, so `Registration` is `Send`.
+unsafe impl Send for Registration {}
+
+impl Registration {
+    /// Creates the initialiser of a new file system registration.
+    pub fn new<T: FileSystem>(module: &'static ThisModule) -> impl PinInit<Self, Error> {
+        let size = size_of::<INodeWithData<T::INodeData>>();
+        try_pin_init!(Self {
+            _pin: PhantomPinned,
+            inode_cache: {
+                let mut args = bindings::kmem_cache_args {
+                    ctor: Some(INodeWithData::<T::INodeData>::init_once_callback),
+                    ..pin_init::zeroed()
+                };
+                // SAFETY: The name is a static C string and `args` is valid for the duration of
+                // the call; the constructor has the right type for objects of `size` bytes.
+                let cache = unsafe {
+                    bindings::__kmem_cache_create_args(
+                        T::NAME.as_ptr().cast(),
+                        u32::try_from(size)?,
+                        &mut args,
+                        bindings::SLAB_RECLAIM_ACCOUNT | bindings::SLAB_ACCOUNT,
+                    )
+                };
+                if cache.is_null() {
+                    return Err(ENOMEM);
+                }
+                KMemCache(cache)
+            },
+            fs <- Opaque::try_ffi_init(|fs_ptr: *mut bindings::file_system_type| {
+                // SAFETY: `try_ffi_init` guarantees that `fs_ptr` is valid for write, and an
+                // all-zero `file_system_type` is valid.
+                unsafe { fs_ptr.write(pin_init::zeroed()) };
+
+                // SAFETY: `fs_ptr` is valid for write and has just been initialised.
+                let fs = unsafe { &mut *fs_ptr };
+                fs.owner = module.as_ptr();
+                fs.name = T::NAME.as_ptr().cast();
+                fs.init_fs_context = Some(Self::init_fs_context_callback::<T>);
+                fs.kill_sb = Some(Self::kill_sb_callback::<T>);
+                fs.fs_flags = match T::SUPER_TYPE {
+                    sb::Type::Independent => 0,
+                    sb::Type::BlockDev => bindings::FS_REQUIRES_DEV as i32,
+                };
+
+                // SAFETY: Pointers stored in `fs` are static so will live for as long as the
+                // registration is active (it is undone in `drop`).
+                to_result(unsafe { bindings::register_filesystem(fs_ptr) })
+            }),
+        })
+    }
+
+    /// Returns the inode cache of the file system type that `sb` belongs to.
+    ///
+    /// # Safety
+    ///
+    /// `sb` must be a valid superblock of a file system type registered by a [`Registration`].
+    pub(crate) unsafe fn inode_cache(sb: *mut bindings::super_block) -> *mut bindings::kmem_cache {
+        // SAFETY: `s_type` of a valid superblock is the registered type, which is the `fs` field
+        // of a live `Registration` (mounted file systems pin the module).
+        let reg = unsafe { crate::container_of!((*sb).s_type.cast::<Opaque<bindings::file_system_type>>(), Self, fs) };
+        // SAFETY: `reg` points to a live `Registration`, as argued above.
+        unsafe { (*reg).inode_cache.0 }
+    }
+
+    unsafe extern "C" fn init_fs_context_callback<T: FileSystem>(
+        fc_ptr: *mut bindings::fs_context,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: The C callback API guarantees that `fc_ptr` is valid.
+            let fc = unsafe { &mut *fc_ptr };
+            fc.ops = &Tables::<T>::CONTEXT;
+            Ok(0)
+        })
+    }
+
+    unsafe extern "C" fn kill_sb_callback<T: FileSystem>(sb_ptr: *mut bindings::super_block) {
+        match T::SUPER_TYPE {
+            // SAFETY: `get_tree_callback` uses `get_tree_bdev` for this type, so
+            // `kill_block_super` is the matching cleanup.
+            sb::Type::BlockDev => unsafe { bindings::kill_block_super(sb_ptr) },
+            // SAFETY: `get_tree_callback` uses `get_tree_nodev` for this type, so
+            // `kill_anon_super` is the matching cleanup.
+            sb::Type::Independent => unsafe { bindings::kill_anon_super(sb_ptr) },
+        }
+
+        // SAFETY: The superblock is valid until `kill_sb` returns; nothing else uses
+        // `s_fs_info` after it has been shut down.
+        let fs_info = unsafe { (*sb_ptr).s_fs_info };
+        if !fs_info.is_null() {
+            // SAFETY: A non-NULL `s_fs_info` was set by `fill_super_callback` from
+            // `KBox::into_raw` of a `KBox<T::Data>`, and is freed only here.
+            drop(unsafe { KBox::from_raw(fs_info.cast::<T::Data>()) });
+        }
+    }
+}
+
+#[pinned_drop]
+impl PinnedDrop for Registration {
+    fn drop(self: Pin<&mut Self>) {
+        // SAFETY: If an instance of `Self` has been successfully created, a call to
+        // `register_filesystem` has necessarily succeeded. So it's ok to call
+        // `unregister_filesystem` on the previously registered fs.
+        unsafe { bindings::unregister_filesystem(self.fs.get()) };
+
+        // Inodes are freed after an RCU grace period: wait for them before destroying the cache.
+        // SAFETY: `rcu_barrier` can be called from process context, where modules are unloaded.
+        unsafe { bindings::rcu_barrier() };
+        // The inode cache is destroyed when the `inode_cache` field is dropped, after this.
+    }
+}
+
+/// An owned kmem cache.
+///
+/// # Invariants
+///
+/// The pointer is a valid kmem cache, owned by this value.
+struct KMemCache(*mut bindings::kmem_cache);
+
+impl Drop for KMemCache {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariants the cache is valid and ours. It is dropped only with
+        // its `Registration`, after the file system was unregistered and all its inodes freed
+        // (see `Registration::drop`), or before the registration happened.
+        unsafe { bindings::kmem_cache_destroy(self.0) };
+    }
+}
+
+struct Tables<T: FileSystem>(PhantomData<T>);
+
+impl<T: FileSystem> Tables<T> {
+    const CONTEXT: bindings::fs_context_operations = bindings::fs_context_operations {
+        free: None,
+        parse_param: None,
+        get_tree: Some(Self::get_tree_callback),
+        reconfigure: Some(Self::reconfigure_callback),
+        parse_monolithic: None,
+        dup: None,
+    };
+
+    unsafe extern "C" fn get_tree_callback(fc: *mut bindings::fs_context) -> c_int {
+        match T::SUPER_TYPE {
+            // SAFETY: `fc` is valid per the callback contract. `fill_super_callback` also has
+            // the right type and is a valid callback.
+            sb::Type::BlockDev => unsafe {
+                bindings::get_tree_bdev(fc, Some(Self::fill_super_callback))
+            },
+            // SAFETY: `fc` is valid per the callback contract. `fill_super_callback` also has
+            // the right type and is a valid callback.
+            sb::Type::Independent => unsafe {
+                bindings::get_tree_nodev(fc, Some(Self::fill_super_callback))
+            },
+        }
+    }
+
+    unsafe extern "C" fn reconfigure_callback(fc: *mut bindings::fs_context) -> c_int {
+        // Rust file systems are read-only: a remount keeps them so.
+        // SAFETY: `fc` is valid per the callback contract and its `root` is the mounted root.
+        unsafe {
+            bindings::sync_filesystem((*(*fc).root).d_sb);
+            (*fc).sb_flags |= bindings::SB_RDONLY as u32;
+        }
+        0
+    }
+
+    unsafe extern "C" fn fill_super_callback(
+        sb_ptr: *mut bindings::super_block,
+        _fc: *mut bindings::fs_context,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: The callback contract guarantees that `sb_ptr` is a unique pointer to a
+            // newly-created superblock.
+            unsafe {
+                (*sb_ptr).s_op = T::SUPER_OPERATIONS.as_ptr();
+                (*sb_ptr).s_xattr = T::XATTR_HANDLERS.as_ptr();
+                (*sb_ptr).s_flags |= bindings::SB_RDONLY;
+            }
+
+            // SAFETY: `sb_ptr` is a new superblock, exclusively ours during `fill_super`.
+            let new_sb = unsafe { SuperBlock::<T, sb::New>::from_raw_mut(sb_ptr) };
+            let params = T::fill_super(new_sb)?;
+            new_sb.apply_params(&params)?;
+
+            let data = KBox::new(params.data, GFP_KERNEL)?;
+            // SAFETY: `sb_ptr` is still exclusively ours. `kill_sb_callback` frees this box.
+            unsafe { (*sb_ptr).s_fs_info = KBox::into_raw(data).cast() };
+
+            // SAFETY: The superblock is now fully initialised, with `s_fs_info` set.
+            let sb = unsafe { SuperBlock::<T>::from_raw(sb_ptr) };
+            let root = T::init_root(sb)?;
+
+            // SAFETY: `sb_ptr` is valid; the root dentry reference is transferred to it.
+            unsafe { (*sb_ptr).s_root = root.into_raw() };
+            Ok(0)
+        })
+    }
+}
+
+/// Declares a kernel module that exposes a single file system.
+///
+/// The `type` argument must be a type which implements the [`FileSystem`] trait. Also accepts
+/// various forms of kernel metadata.
+///
+/// # Examples
+///
+/// ```
+/// # mod module_fs_sample {
+/// use kernel::fs::{dentry, inode, sb, sb::SuperBlock};
+/// use kernel::prelude::*;
+///
+/// kernel::module_fs! {
+///     type: MyFs,
+///     name: "myfs",
+///     authors: ["Rust for Linux Contributors"],
+///     description: "My Rust fs",
+///     license: "GPL",
+/// }
+///
+/// struct MyFs;
+///
+/// #[vtable]
+/// impl sb::SuperOperations for MyFs {
+///     type FileSystem = Self;
+/// }
+///
+/// impl kernel::fs::FileSystem for MyFs {
+///     type Data = ();
+///     type INodeData = ();
+///     const NAME: &'static CStr = c"myfs";
+///     const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
+///
+///     fn fill_super(_: &mut SuperBlock<Self, sb::New>) -> Result<sb::Params<()>> {
+///         Err(EINVAL)
+///     }
+///
+///     fn init_root(_: &SuperBlock<Self>) -> Result<dentry::Root<Self>> {
+///         Err(EINVAL)
+///     }
+/// }
+/// # }
+/// ```
+#[macro_export]
+macro_rules! module_fs {
+    (type: $type:ty, $($f:tt)*) => {
+        #[$crate::prelude::pin_data]
+        struct FsModule {
+            #[pin]
+            _fs: $crate::fs::Registration,
+        }
+
+        impl $crate::InPlaceModule for FsModule {
+            fn init(
+                module: &'static $crate::ThisModule,
+            ) -> impl ::pin_init::PinInit<Self, $crate::error::Error> {
+                $crate::try_pin_init!(Self {
+                    _fs <- $crate::fs::Registration::new::<$type>(module),
+                })
+            }
+        }
+
+        $crate::prelude::module! {
+            type: FsModule,
+            $($f)*
+        }
+    }
+}

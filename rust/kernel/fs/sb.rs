@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Superblocks and their operations.
+//!
+//! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h) and
+//! [`include/linux/fs/super_types.h`](srctree/include/linux/fs/super_types.h)
+
+use super::{buffer, dentry::DEntry, inode, inode::INode, FileSystem};
+use crate::error::{code::*, from_result, Result};
+use crate::prelude::*;
+use crate::sync::aref::ARef;
+use crate::{bindings, types::Opaque};
+use core::{marker::PhantomData, ptr::NonNull};
+
+/// Maximum size of a file (`MAX_LFS_FILESIZE`).
+pub const MAX_LFS_FILESIZE: i64 = bindings::MAX_LFS_FILESIZE;
+
+/// Where the superblocks of a file system come from.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub enum Type {
+    /// Each mount gets its own superblock, backed by nothing (`get_tree_nodev`,
+    /// `kill_anon_super`).
+    Independent,
+
+    /// One superblock per block device (`get_tree_bdev`, `kill_block_super`); the file system
+    /// type has `FS_REQUIRES_DEV`.
+    BlockDev,
+}
+
+/// State of a superblock that is being filled by [`FileSystem::fill_super`].
+pub struct New;
+
+/// State of a superblock that is fully initialised (it has its data).
+pub struct Ready;
+
+/// The states a [`SuperBlock`] can be in: [`New`] or [`Ready`].
+pub trait State {}
+impl State for New {}
+impl State for Ready {}
+
+/// A file system superblock.
+///
+/// Wraps the kernel's `struct super_block`.
+///
+/// # Invariants
+///
+/// The superblock is valid and belongs to file system `T`. If `S` is [`Ready`], its `s_fs_info`
+/// points to a `T::Data`; if `S` is [`New`], it is being filled and only the thread filling it
+/// has access to it.
+#[repr(transparent)]
+pub struct SuperBlock<T: FileSystem, S: State = Ready>(
+    Opaque<bindings::super_block>,
+    PhantomData<(T, S)>,
+);
+
+/// Parameters of a superblock, returned by [`FileSystem::fill_super`].
+pub struct Params<T> {
+    /// The magic number of the superblock (`s_magic`).
+    pub magic: usize,
+
+    /// The size of a block in powers of 2 (i.e., for a value of `n`, the size is `2^n`).
+    pub blocksize_bits: u8,
+
+    /// Maximum size of a file. At most [`MAX_LFS_FILESIZE`].
+    pub maxbytes: i64,
+
+    /// Granularity of c/m/atime in ns (cannot be worse than a second).
+    pub time_gran: u32,
+
+    /// Data of the superblock, available afterwards through [`SuperBlock::data`].
+    pub data: T,
+}
+
+impl<T: FileSystem, S: State> SuperBlock<T, S> {
+    /// Creates a superblock reference from a raw pointer.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be a valid superblock of file system `T` in state `S`, for the duration of
+    /// `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::super_block) -> &'a Self {
+        // SAFETY: The safety requirements guarantee that the cast below is ok.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    /// Returns the raw `struct super_block` pointer.
+    pub(crate) fn as_ptr(&self) -> *mut bindings::super_block {
+        self.0.get()
+    }
+
+    /// Returns whether the superblock is mounted read-only.
+    pub fn rdonly(&self) -> bool {
+        // SAFETY: `s_flags` only changes under `s_umount`, a racy read gives either value.
+        unsafe { (*self.as_ptr()).s_flags & bindings::SB_RDONLY != 0 }
+    }
+
+    /// Returns the block size in bytes (`s_blocksize`).
+    pub fn block_size(&self) -> usize {
+        // SAFETY: `s_blocksize` is set while filling the superblock and stable afterwards.
+        unsafe { (*self.as_ptr()).s_blocksize as usize }
+    }
+
+    /// Returns the size of the backing block device in bytes, or zero if there is none.
+    pub fn bdev_size(&self) -> u64 {
+        // SAFETY: `s_bdev` is either NULL or a block device kept open for the superblock's life.
+        unsafe {
+            let bdev = (*self.as_ptr()).s_bdev;
+            if bdev.is_null() {
+                return 0;
+            }
+            bindings::bdev_nr_bytes(bdev).max(0) as u64
+        }
+    }
+
+    /// Reads block number `block` (in units of the current block size) of the backing block
+    /// device through the buffer cache (`sb_bread`).
+    ///
+    /// Fails with `EIO` if the superblock has no block device or the block cannot be read.
+    pub fn bread(&self, block: u64) -> Result<ARef<buffer::Head>> {
+        // SAFETY: `s_bdev` of a valid superblock is NULL or valid for the superblock's life.
+        if unsafe { (*self.as_ptr()).s_bdev }.is_null() {
+            return Err(EIO);
+        }
+        // SAFETY: The superblock is valid and has a block device.
+        let bh = unsafe { bindings::sb_bread(self.as_ptr(), block) };
+        let bh = NonNull::new(bh).ok_or(EIO)?;
+        // SAFETY: `sb_bread` returned a buffer head with a reference that we now own.
+        Ok(unsafe { ARef::from_raw(bh.cast()) })
+    }
+}
+
+impl<T: FileSystem> SuperBlock<T, New> {
+    /// Creates a mutable reference to a new superblock from a raw pointer.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be a valid superblock of `T` being filled, with no other user during `'a`.
+    pub(crate) unsafe fn from_raw_mut<'a>(ptr: *mut bindings::super_block) -> &'a mut Self {
+        // SAFETY: The safety requirements guarantee that the cast below is ok.
+        unsafe { &mut *ptr.cast::<Self>() }
+    }
+
+    /// Sets the block size to at least `size` bytes and at least the logical block size of the
+    /// device (`sb_min_blocksize`). Returns the block size set, or zero on failure.
+    pub fn min_blocksize(&mut self, size: i32) -> i32 {
+        // SAFETY: The superblock is valid and exclusively ours while being filled.
+        unsafe { bindings::sb_min_blocksize(self.as_ptr(), size) }
+    }
+
+    /// Sets the block size to `size` bytes (`sb_set_blocksize`); fails with `EINVAL` if the
+    /// device cannot use it.
+    pub fn set_blocksize(&mut self, size: i32) -> Result {
+        // SAFETY: The superblock is valid and exclusively ours while being filled.
+        if unsafe { bindings::sb_set_blocksize(self.as_ptr(), size) } == 0 {
+            return Err(EINVAL);
+        }
+        Ok(())
+    }
+
+    /// Applies the parameters that [`FileSystem::fill_super`] returned.
+    pub(crate) fn apply_params(&mut self, params: &Params<T::Data>) -> Result {
+        if params.blocksize_bits < 9 || params.blocksize_bits > 16 {
+            return Err(EINVAL);
+        }
+        let size = 1i32 << params.blocksize_bits;
+        if T::SUPER_TYPE == Type::BlockDev {
+            if self.block_size() != size as usize {
+                self.set_blocksize(size)?;
+            }
+        } else {
+            // SAFETY: The superblock is valid and exclusively ours while being filled.
+            unsafe {
+                (*self.as_ptr()).s_blocksize = size as _;
+                (*self.as_ptr()).s_blocksize_bits = params.blocksize_bits;
+            }
+        }
+        // SAFETY: The superblock is valid and exclusively ours while being filled.
+        unsafe {
+            let sb = &mut *self.as_ptr();
+            sb.s_magic = params.magic as _;
+            sb.s_maxbytes = params.maxbytes.min(MAX_LFS_FILESIZE);
+            sb.s_time_gran = params.time_gran.clamp(1, 1_000_000_000);
+        }
+        Ok(())
+    }
+}
+
+impl<T: FileSystem> SuperBlock<T> {
+    /// Returns the data associated with the superblock.
+    pub fn data(&self) -> &T::Data {
+        // SAFETY: By the type invariants `s_fs_info` points to a `T::Data` that lives until the
+        // superblock is killed, which is after all references to it are gone.
+        unsafe { &*(*self.as_ptr()).s_fs_info.cast::<T::Data>() }
+    }
+
+    /// Returns the inode with number `ino` if it is in the inode cache, or a new locked inode
+    /// that the caller must initialise otherwise (`iget_locked`).
+    pub fn get_or_create_inode(&self, ino: u64) -> Result<inode::Lookup<T>> {
+        // SAFETY: The superblock is valid; `iget_locked` returns a referenced inode or NULL.
+        let inode = NonNull::new(unsafe { bindings::iget_locked(self.as_ptr(), ino) })
+            .ok_or(ENOMEM)?;
+
+        // SAFETY: `inode` is valid and we own a reference to it. `i_state` is read with
+        // `READ_ONCE` semantics: `I_NEW` is only cleared by `unlock_new_inode`, which we would be
+        // the ones to call if we got a new inode.
+        let is_new = unsafe {
+            let state = core::ptr::read_volatile(&raw const (*inode.as_ptr()).i_state.__state);
+            state & bindings::inode_state_flags_enum_I_NEW != 0
+        };
+
+        // SAFETY: `iget_locked` returned a reference that we now own; the inode belongs to this
+        // superblock, hence to `T`.
+        let inode: ARef<INode<T>> = unsafe { ARef::from_raw(inode.cast()) };
+        if is_new {
+            Ok(inode::Lookup::New(inode::NewINode::new(inode)))
+        } else {
+            Ok(inode::Lookup::Existing(inode))
+        }
+    }
+}
+
+/// Statistics of a file system, returned by [`SuperOperations::statfs`] (`struct kstatfs`).
+#[derive(Default)]
+pub struct Stat {
+    /// Magic number of the file system.
+    pub magic: usize,
+    /// Maximum length of a file name.
+    pub namelen: isize,
+    /// Block size.
+    pub bsize: isize,
+    /// Total number of blocks.
+    pub blocks: u64,
+    /// Number of free blocks.
+    pub bfree: u64,
+    /// Number of blocks free for unprivileged users.
+    pub bavail: u64,
+    /// Total number of inodes.
+    pub files: u64,
+    /// Number of free inodes.
+    pub ffree: u64,
+    /// File system id, as two 32-bit words.
+    pub fsid: [i32; 2],
+}
+
+/// Operations of a superblock: the Rust side of `struct super_operations`.
+///
+/// `alloc_inode` and `free_inode` are always provided by the bindings: they allocate inodes with
+/// room for [`FileSystem::INodeData`] in a kmem cache owned by the file system's
+/// [`Registration`](super::Registration), and drop that data when the inode is freed.
+#[vtable]
+pub trait SuperOperations {
+    /// The file system whose superblocks these operations apply to.
+    type FileSystem: FileSystem;
+
+    /// Called when the superblock is being shut down (`put_super`), before it is freed.
+    fn put_super(_sb: &SuperBlock<Self::FileSystem>) {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Returns file system statistics (`statfs`).
+    fn statfs(_dentry: &DEntry<Self::FileSystem>) -> Result<Stat> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+}
+
+/// A superblock operations table for file system `T`.
+pub struct Ops<T: FileSystem>(*const bindings::super_operations, PhantomData<T>);
+
+impl<T: FileSystem> Ops<T> {
+    /// Creates the superblock operations table from a [`SuperOperations`] implementation.
+    pub const fn new<U: SuperOperations<FileSystem = T> + ?Sized>() -> Self {
+        struct Table<T: FileSystem, U: ?Sized>(PhantomData<(T, fn(&U))>);
+        impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> Table<T, U> {
+            const TABLE: bindings::super_operations = bindings::super_operations {
+                alloc_inode: Some(inode::INodeWithData::<T::INodeData>::alloc_inode_callback),
+                free_inode: Some(inode::INodeWithData::<T::INodeData>::free_inode_callback),
+                put_super: if U::HAS_PUT_SUPER {
+                    Some(Self::put_super_callback)
+                } else {
+                    None
+                },
+                statfs: if U::HAS_STATFS {
+                    Some(Self::statfs_callback)
+                } else {
+                    None
+                },
+                // SAFETY: All-zero is a valid (empty) value for the remaining fields.
+                ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
+            };
+
+            unsafe extern "C" fn put_super_callback(sb_ptr: *mut bindings::super_block) {
+                // SAFETY: The callback contract guarantees that `sb_ptr` is a valid superblock;
+                // `put_super` is only called on superblocks that were fully filled, whose
+                // `s_fs_info` is set (kill_sb frees it only afterwards).
+                let sb = unsafe { SuperBlock::<T>::from_raw(sb_ptr) };
+                U::put_super(sb);
+            }
+
+            unsafe extern "C" fn statfs_callback(
+                dentry: *mut bindings::dentry,
+                buf: *mut bindings::kstatfs,
+            ) -> c_int {
+                from_result(|| {
+                    // SAFETY: The C API guarantees that `dentry` is valid and on a superblock
+                    // of this file system, which is ready (it is mounted).
+                    let dentry = unsafe { DEntry::<T>::from_raw(dentry) };
+                    let s = U::statfs(dentry)?;
+
+                    // SAFETY: The C API guarantees that `buf` is valid for write.
+                    let buf = unsafe { &mut *buf };
+                    buf.f_type = s.magic as _;
+                    buf.f_namelen = s.namelen as _;
+                    buf.f_bsize = s.bsize as _;
+                    buf.f_blocks = s.blocks;
+                    buf.f_bfree = s.bfree;
+                    buf.f_bavail = s.bavail;
+                    buf.f_files = s.files;
+                    buf.f_ffree = s.ffree;
+                    buf.f_fsid.val = s.fsid;
+                    Ok(0)
+                })
+            }
+        }
+        Self(&Table::<T, U>::TABLE, PhantomData)
+    }
+
+    /// Returns the raw table.
+    pub(crate) const fn as_ptr(&self) -> *const bindings::super_operations {
+        self.0
+    }
+}

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Extended attributes.
+//!
+//! C headers: [`include/linux/xattr.h`](srctree/include/linux/xattr.h)
+
+use super::{dentry::DEntry, inode::INode, FileSystem};
+use crate::error::{code::*, from_result, Result};
+use crate::prelude::*;
+use crate::bindings;
+use core::marker::PhantomData;
+
+/// An extended attribute handler for one name prefix: the Rust side of `struct xattr_handler`.
+///
+/// Only reading is supported (`set` is left NULL, so setting gives `EOPNOTSUPP`).
+#[vtable]
+pub trait XattrHandler {
+    /// The file system that the handler is for.
+    type FileSystem: FileSystem;
+
+    /// The prefix of the names handled, e.g. `c"user."`.
+    const PREFIX: &'static CStr;
+
+    /// Reads attribute `PREFIX` + `name` of `inode` (`get`).
+    ///
+    /// Copies the value into `buf` and returns its length; if `buf` is empty, only returns the
+    /// length. Returns `ERANGE` if `buf` is too small, `ENODATA` if there is no such attribute.
+    fn get(
+        _dentry: Option<&DEntry<Self::FileSystem>>,
+        _inode: &INode<Self::FileSystem>,
+        _name: &[u8],
+        _buf: &mut [u8],
+    ) -> Result<usize> {
+        Err(EOPNOTSUPP)
+    }
+}
+
+/// The C table of one [`XattrHandler`].
+#[repr(transparent)]
+pub struct Handler<T: FileSystem>(bindings::xattr_handler, PhantomData<T>);
+
+// SAFETY: The handler table is immutable and only holds pointers to static data and functions.
+unsafe impl<T: FileSystem> Sync for Handler<T> {}
+
+impl<T: FileSystem> Handler<T> {
+    /// Creates the handler table of `U`.
+    pub const fn new<U: XattrHandler<FileSystem = T> + ?Sized>() -> &'static Self {
+        struct Table<T: FileSystem, U: ?Sized>(PhantomData<(T, fn(&U))>);
+        impl<T: FileSystem, U: XattrHandler<FileSystem = T> + ?Sized> Table<T, U> {
+            const TABLE: Handler<T> = Handler(
+                bindings::xattr_handler {
+                    prefix: U::PREFIX.as_ptr().cast(),
+                    get: Some(Self::get_callback),
+                    // SAFETY: All-zero is a valid (empty) value for the remaining fields.
+                    ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
+                },
+                PhantomData,
+            );
+
+            unsafe extern "C" fn get_callback(
+                _handler: *const bindings::xattr_handler,
+                dentry: *mut bindings::dentry,
+                inode: *mut bindings::inode,
+                name: *const c_char,
+                buffer: *mut c_void,
+                size: usize,
+            ) -> c_int {
+                from_result(|| {
+                    // SAFETY: The C API guarantees that `dentry` is NULL or a valid dentry, and
+                    // `inode` a valid inode, of the superblock whose `s_xattr` has this handler.
+                    let dentry = (!dentry.is_null()).then(|| unsafe { DEntry::<T>::from_raw(dentry) });
+                    // SAFETY: As above.
+                    let inode = unsafe { INode::<T>::from_raw(inode) };
+                    // SAFETY: `name` is a valid NUL-terminated string (the part after the
+                    // prefix) for the duration of the call.
+                    let name = unsafe { CStr::from_ptr(name.cast()) }.to_bytes();
+                    let buf = if buffer.is_null() || size == 0 {
+                        &mut [][..]
+                    } else {
+                        // SAFETY: The C API guarantees that `buffer` is valid for `size` bytes.
+                        unsafe { core::slice::from_raw_parts_mut(buffer.cast::<u8>(), size) }
+                    };
+                    let n = U::get(dentry, inode, name, buf)?;
+                    Ok(c_int::try_from(n).map_err(|_| E2BIG)?)
+                })
+            }
+        }
+        &Table::<T, U>::TABLE
+    }
+}
+
+/// The NULL-terminated list of extended attribute handlers of a file system (`s_xattr`).
+pub struct Handlers<T: FileSystem>(*const *const bindings::xattr_handler, PhantomData<T>);
+
+impl<T: FileSystem> Handlers<T> {
+    /// No handlers.
+    pub const NONE: Self = Self(core::ptr::null(), PhantomData);
+
+    /// Creates the list of handlers from `list`, which must end with `None`.
+    ///
+    /// ```ignore
+    /// const XATTR_HANDLERS: xattr::Handlers<Self> = xattr::Handlers::new(&[
+    ///     Some(xattr::Handler::new::<UserHandler>()),
+    ///     None,
+    /// ]);
+    /// ```
+    pub const fn new(list: &'static [Option<&'static Handler<T>>]) -> Self {
+        build_assert!(matches!(list.last(), Some(None)), "the list must end with None");
+        // `Option<&Handler>` has the layout of a nullable pointer, and `Handler` that of
+        // `xattr_handler`, so this is a NULL-terminated array of handler pointers.
+        Self(list.as_ptr().cast(), PhantomData)
+    }
+
+    /// Returns the raw NULL-terminated array.
+    pub(crate) const fn as_ptr(&self) -> *const *const bindings::xattr_handler {
+        self.0
+    }
+}
