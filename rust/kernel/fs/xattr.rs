@@ -116,3 +116,10 @@ impl<T: FileSystem> Handlers<T> {
         self.0
     }
 }
+
+/// Returns whether the current task may see `trusted.` attributes in a listing: the policy of
+/// the C file systems' `trusted.` handlers (`capable(CAP_SYS_ADMIN)`).
+pub fn trusted_list_allowed() -> bool {
+    // SAFETY: `capable` may be called from any process context.
+    unsafe { bindings::capable(bindings::CAP_SYS_ADMIN as i32) }
+}

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Inodes: reading them from the inode table and mapping their blocks (`fs/ext2/inode.c`).
+
+use crate::defs::{self, le16, le32};
+use crate::superblock::{Ext2Fs, Ext2Sb};
+use crate::{dir, namei, symlink, xattr};
+use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, LockedFolio};
+use kernel::fs::file::{self, File};
+use kernel::fs::inode::{self, Dev, INode, INodeOperations, Timespec, Type};
+use kernel::fs::dentry::DEntry;
+use kernel::fs::sb::SuperBlock;
+use kernel::prelude::*;
+use kernel::sync::aref::ARef;
+
+/// Per-inode data (`struct ext2_inode_info`).
+pub(crate) struct Ext2Inode {
+    /// `i_block`: direct, indirect, double and triple indirect block numbers.
+    pub(crate) block: [u32; defs::EXT2_N_BLOCKS],
+    /// The extended attribute block, or 0.
+    pub(crate) file_acl: u32,
+    /// `i_blocks`, in 512-byte units.
+    pub(crate) blocks: u32,
+    /// The type bits of `i_mode`.
+    pub(crate) mode: u16,
+    /// For fast symlinks: the target, NUL-terminated (`nd_terminate_link`).
+    pub(crate) fast_link: Option<[u8; 4 * defs::EXT2_N_BLOCKS + 1]>,
+}
+
+impl Ext2Inode {
+    /// Whether this is a directory.
+    pub(crate) fn is_dir(&self) -> bool {
+        u32::from(self.mode) & kernel::bindings::S_IFMT == kernel::bindings::S_IFDIR
+    }
+}
+
+/// Inode operations of regular files and special files: only extended attributes.
+pub(crate) struct FileOps;
+
+const FILE_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<FileOps>();
+const FILE_AOPS: address_space::Ops<Ext2Fs> = address_space::Ops::new::<FileOps>();
+
+#[vtable]
+impl INodeOperations for FileOps {
+    type FileSystem = Ext2Fs;
+
+    fn listxattr(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
+        xattr::list(dentry, buf)
+    }
+}
+
+#[vtable]
+impl AddressSpaceOperations for FileOps {
+    type FileSystem = Ext2Fs;
+
+    fn read_folio(_file: Option<&File<Ext2Fs>>, folio: LockedFolio<'_, Ext2Fs>) -> Result {
+        address_space::mpage_read_folio::<Mapper>(folio)
+    }
+
+    fn readahead(ractl: &mut address_space::ReadaheadControl<'_, Ext2Fs>) {
+        address_space::mpage_readahead::<Mapper>(ractl)
+    }
+}
+
+/// Block mapper for reads (`ext2_get_block` without `create`).
+pub(crate) struct Mapper;
+
+impl BlockMapper for Mapper {
+    type FileSystem = Ext2Fs;
+
+    fn map_blocks(inode: &INode<Ext2Fs>, iblock: u64, max: usize) -> Result<Option<(u64, usize)>> {
+        map_blocks(inode, iblock, max)
+    }
+}
+
+/// Returns whether `block` is a valid data block number of the file system.
+fn block_valid(s: &Ext2Sb, block: u32) -> bool {
+    block >= s.first_data_block && block < s.blocks_count
+}
+
+/// Maps logical block `iblock` of `inode` (`ext2_block_to_path` + `ext2_get_branch`).
+///
+/// Returns `None` for holes, or the device block and the number of contiguous device blocks (at
+/// most `max`) that the following logical blocks map to.
+pub(crate) fn map_blocks(
+    inode: &INode<Ext2Fs>,
+    iblock: u64,
+    max: usize,
+) -> Result<Option<(u64, usize)>> {
+    let sb = inode.super_block();
+    let s = sb.data();
+    let data = inode.data();
+    let ptrs_bits = u32::from(s.blocksize_bits) - 2;
+    let ptrs = 1u64 << ptrs_bits;
+    let direct = defs::EXT2_NDIR_BLOCKS as u64;
+
+    // The path of offsets from i_block down to the leaf array.
+    let mut path = [0usize; 4];
+    let depth;
+    let mut i = iblock;
+    if i < direct {
+        path[0] = i as usize;
+        depth = 1;
+    } else {
+        i -= direct;
+        if i < ptrs {
+            path[0] = defs::EXT2_NDIR_BLOCKS;
+            path[1] = i as usize;
+            depth = 2;
+        } else {
+            i -= ptrs;
+            if i < ptrs * ptrs {
+                path[0] = defs::EXT2_NDIR_BLOCKS + 1;
+                path[1] = (i >> ptrs_bits) as usize;
+                path[2] = (i & (ptrs - 1)) as usize;
+                depth = 3;
+            } else {
+                i -= ptrs * ptrs;
+                if (i >> (2 * ptrs_bits)) >= ptrs {
+                    // Beyond the triple indirect block: nothing can be mapped there.
+                    return Ok(None);
+                }
+                path[0] = defs::EXT2_NDIR_BLOCKS + 2;
+                path[1] = (i >> (2 * ptrs_bits)) as usize;
+                path[2] = ((i >> ptrs_bits) & (ptrs - 1)) as usize;
+                path[3] = (i & (ptrs - 1)) as usize;
+                depth = 4;
+            }
+        }
+    }
+
+    let leaf_count = |arr: &dyn Fn(usize) -> u32, len: usize, start: usize, first: u32| {
+        let mut n = 1;
+        while n < max && start + n < len && arr(start + n) == first.wrapping_add(n as u32) {
+            n += 1;
+        }
+        n
+    };
+
+    if depth == 1 {
+        let b = data.block[path[0]];
+        if b == 0 {
+            return Ok(None);
+        }
+        if !block_valid(s, b) {
+            return Err(EIO);
+        }
+        let get = |k: usize| data.block.get(k).copied().unwrap_or(0);
+        let n = leaf_count(&get, defs::EXT2_NDIR_BLOCKS, path[0], b);
+        return Ok(Some((b.into(), n)));
+    }
+
+    let mut b = data.block[path[0]];
+    for (level, &off) in path.iter().enumerate().take(depth).skip(1) {
+        if b == 0 {
+            return Ok(None);
+        }
+        if !block_valid(s, b) {
+            return Err(EIO);
+        }
+        let bh = sb.bread(b.into())?;
+        let arr = bh.data();
+        let next = le32(arr, off * 4);
+        if level == depth - 1 {
+            if next == 0 {
+                return Ok(None);
+            }
+            if !block_valid(s, next) {
+                return Err(EIO);
+            }
+            let get = |k: usize| le32(arr, k * 4);
+            let n = leaf_count(&get, ptrs as usize, off, next);
+            return Ok(Some((next.into(), n)));
+        }
+        b = next;
+    }
+    Ok(None)
+}
+
+/// Returns inode `ino`, reading it from the inode table if it is not cached (`ext2_iget`).
+pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2Fs>>> {
+    let s = sb.data();
+    if (ino != defs::EXT2_ROOT_INO && ino < u64::from(s.first_ino)) || ino > s.inodes_count.into()
+    {
+        pr_err!("rust_ext2: error: bad inode number: {}\n", ino);
+        return Err(EINVAL);
+    }
+    let new = match sb.get_or_create_inode(ino)? {
+        inode::Lookup::Existing(inode) => return Ok(inode),
+        inode::Lookup::New(new) => new,
+    };
+
+    // `ext2_get_inode`: find the inode in its group's inode table.
+    let group = ((ino - 1) / u64::from(s.inodes_per_group)) as usize;
+    let gd = s.groups.get(group).ok_or(EIO)?;
+    let offset = ((ino - 1) % u64::from(s.inodes_per_group)) * u64::from(s.inode_size);
+    let block = u64::from(gd.inode_table) + (offset >> s.blocksize_bits);
+    let bh = sb.bread(block)?;
+    let off = (offset & (u64::from(s.block_size) - 1)) as usize;
+    let raw = bh
+        .data()
+        .get(off..off + defs::EXT2_GOOD_OLD_INODE_SIZE as usize)
+        .ok_or(EIO)?;
+
+    let mode = le16(raw, defs::ino::MODE);
+    let uid = u32::from(le16(raw, defs::ino::UID)) | (u32::from(le16(raw, defs::ino::UID_HIGH)) << 16);
+    let gid = u32::from(le16(raw, defs::ino::GID)) | (u32::from(le16(raw, defs::ino::GID_HIGH)) << 16);
+    let nlink = u32::from(le16(raw, defs::ino::LINKS_COUNT));
+    let dtime = le32(raw, defs::ino::DTIME);
+    if nlink == 0 {
+        if mode == 0 || dtime != 0 {
+            // A deleted inode.
+            return Err(ESTALE);
+        }
+        pr_err!(
+            "rust_ext2: error: inode {} has zero i_nlink with mode 0{:o} and no dtime, filesystem may be corrupt\n",
+            ino,
+            mode
+        );
+        return Err(EUCLEAN);
+    }
+    let file_acl = le32(raw, defs::ino::FILE_ACL);
+    if file_acl != 0 && !block_valid(s, file_acl) {
+        pr_err!("rust_ext2: error: bad extended attribute block {}\n", file_acl);
+        return Err(EUCLEAN);
+    }
+    let fmt = u32::from(mode) & kernel::bindings::S_IFMT;
+    let mut size = i64::from(le32(raw, defs::ino::SIZE));
+    if fmt == kernel::bindings::S_IFREG {
+        size |= i64::from(le32(raw, defs::ino::SIZE_HIGH)) << 32;
+    }
+    if size < 0 {
+        return Err(EUCLEAN);
+    }
+    let mut block = [0u32; defs::EXT2_N_BLOCKS];
+    for (k, b) in block.iter_mut().enumerate() {
+        *b = le32(raw, defs::ino::BLOCK + 4 * k);
+    }
+    let blocks = le32(raw, defs::ino::BLOCKS);
+    let time = |o| Timespec {
+        secs: i64::from(le32(raw, o) as i32),
+        nsecs: 0,
+    };
+    let (atime, ctime, mtime) = (
+        time(defs::ino::ATIME),
+        time(defs::ino::CTIME),
+        time(defs::ino::MTIME),
+    );
+    let generation = le32(raw, defs::ino::GENERATION);
+    let _flags = le32(raw, defs::ino::FLAGS);
+
+    let mut fast_link = None;
+    let (typ, iops, fops, aops) = match fmt {
+        kernel::bindings::S_IFREG => (
+            Type::Reg,
+            Some(FILE_IOPS),
+            Some(file::Ops::generic_ro()),
+            Some(FILE_AOPS),
+        ),
+        kernel::bindings::S_IFDIR => (
+            Type::Dir,
+            Some(namei::DIR_IOPS),
+            Some(dir::DIR_FOPS),
+            Some(FILE_AOPS),
+        ),
+        kernel::bindings::S_IFLNK => {
+            let ea_blocks = if file_acl != 0 { s.block_size >> 9 } else { 0 };
+            if blocks.wrapping_sub(ea_blocks) == 0 {
+                // Fast symlink: the target is in i_block.
+                let mut t = [0u8; 4 * defs::EXT2_N_BLOCKS + 1];
+                let len = (size as usize).min(4 * defs::EXT2_N_BLOCKS - 1);
+                for (k, c) in t.iter_mut().enumerate().take(len) {
+                    *c = defs::byte(raw, defs::ino::BLOCK + k);
+                }
+                fast_link = Some(t);
+                (Type::Lnk, Some(symlink::FAST_IOPS), None, None)
+            } else {
+                (Type::Lnk, Some(symlink::SLOW_IOPS), None, Some(FILE_AOPS))
+            }
+        }
+        kernel::bindings::S_IFCHR | kernel::bindings::S_IFBLK => {
+            let dev = if block[0] != 0 {
+                Dev::from_old(block[0] as u16)
+            } else {
+                Dev::from_new(block[1])
+            };
+            let typ = if fmt == kernel::bindings::S_IFCHR {
+                Type::Chr(dev)
+            } else {
+                Type::Blk(dev)
+            };
+            (typ, Some(FILE_IOPS), None, None)
+        }
+        kernel::bindings::S_IFIFO => (Type::Fifo, Some(FILE_IOPS), None, None),
+        kernel::bindings::S_IFSOCK => (Type::Sock, Some(FILE_IOPS), None, None),
+        _ => {
+            pr_err!("rust_ext2: error: inode {} has bad mode 0{:o}\n", ino, mode);
+            return Err(EUCLEAN);
+        }
+    };
+    drop(bh);
+
+    new.init(inode::Params {
+        typ,
+        mode: mode & 0o7777,
+        size,
+        blocks: blocks.into(),
+        nlink,
+        uid,
+        gid,
+        ctime,
+        mtime,
+        atime,
+        generation,
+        inode_ops: iops,
+        file_ops: fops,
+        aops,
+        value: Ext2Inode {
+            block,
+            file_acl,
+            blocks,
+            mode,
+            fast_link,
+        },
+    })
+}

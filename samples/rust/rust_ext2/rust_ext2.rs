@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Rust read-only ext2 file system sample.
+//!
+//! Reads ext2 images as `fs/ext2` does (revision 0 and dynamic revision, 1 KiB to 64 KiB
+//! blocks, direct and 1/2/3-level indirect blocks, directories, fast and slow symlinks, device
+//! nodes, fifos, sockets and extended attribute blocks), built only on the VFS bindings. The
+//! files mirror `fs/ext2`: `super.rs`, `inode.rs`, `dir.rs`, `namei.rs`, `symlink.rs` and
+//! `xattr.rs`; `defs.rs` holds the on-disk format.
+
+
+mod defs;
+mod dir;
+mod inode;
+mod namei;
+#[path = "super.rs"]
+mod superblock;
+mod symlink;
+mod xattr;
+
+kernel::module_fs! {
+    type: superblock::Ext2Fs,
+    name: "rust_ext2",
+    authors: ["Rust for Linux Contributors"],
+    description: "Rust read-only ext2 file system sample",
+    license: "GPL",
+}

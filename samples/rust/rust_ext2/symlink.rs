@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Symbolic links, fast (in `i_block`) and slow (in a data block) (`fs/ext2/symlink.c`).
+
+use crate::inode::map_blocks;
+use crate::superblock::Ext2Fs;
+use crate::xattr;
+use kernel::fs::dentry::DEntry;
+use kernel::fs::inode::{self, INode, INodeOperations, Link};
+use kernel::prelude::*;
+
+pub(crate) const FAST_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<FastSymlink>();
+pub(crate) const SLOW_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<SlowSymlink>();
+
+/// Longest target read from a slow symlink (`page_get_link` terminates at `PAGE_SIZE - 1`).
+const MAX_TARGET: usize = 4095;
+
+struct FastSymlink;
+
+#[vtable]
+impl INodeOperations for FastSymlink {
+    type FileSystem = Ext2Fs;
+
+    fn get_link<'a>(_dentry: Option<&DEntry<Ext2Fs>>, inode: &'a INode<Ext2Fs>) -> Result<Link<'a>> {
+        let t = inode.data().fast_link.as_ref().ok_or(EIO)?;
+        Ok(Link::Borrowed(CStr::from_bytes_until_nul(t).map_err(|_| EIO)?))
+    }
+
+    fn listxattr(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
+        xattr::list(dentry, buf)
+    }
+}
+
+struct SlowSymlink;
+
+#[vtable]
+impl INodeOperations for SlowSymlink {
+    type FileSystem = Ext2Fs;
+
+    fn get_link<'a>(dentry: Option<&DEntry<Ext2Fs>>, inode: &'a INode<Ext2Fs>) -> Result<Link<'a>> {
+        // Reading blocks may sleep: not in RCU-walk mode.
+        if dentry.is_none() {
+            return Err(ECHILD);
+        }
+        let sb = inode.super_block();
+        let bs = sb.data().block_size as usize;
+        let len = (inode.size().max(0) as usize).min(MAX_TARGET);
+        let mut target = KVec::with_capacity(len + 1, GFP_KERNEL)?;
+        let mut n = 0u64;
+        while target.len() < len {
+            let want = (len - target.len()).min(bs);
+            match map_blocks(inode, n, 1)? {
+                Some((phys, _)) => {
+                    let bh = sb.bread(phys)?;
+                    target.extend_from_slice(bh.data().get(..want).ok_or(EIO)?, GFP_KERNEL)?;
+                }
+                None => {
+                    for _ in 0..want {
+                        target.push(0, GFP_KERNEL)?;
+                    }
+                }
+            }
+            n += 1;
+        }
+        // C string semantics: the target ends at the first NUL.
+        if let Some(nul) = target.iter().position(|&c| c == 0) {
+            target.truncate(nul);
+        }
+        Ok(Link::Owned(target))
+    }
+
+    fn listxattr(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
+        xattr::list(dentry, buf)
+    }
+}

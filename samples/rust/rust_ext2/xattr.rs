@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Extended attributes in the xattr block of an inode (`fs/ext2/xattr*.c`).
+//!
+//! ext2 keeps no attributes inside inodes; the block holds a 32-byte header followed by
+//! entries (sorted by index and name) whose values are elsewhere in the same block.
+
+use crate::defs::{byte, le16, le32};
+use crate::superblock::Ext2Fs;
+use kernel::fs::buffer;
+use kernel::fs::dentry::DEntry;
+use kernel::fs::inode::INode;
+use kernel::fs::xattr::{Handler, Handlers, XattrHandler};
+use kernel::prelude::*;
+use kernel::sync::aref::ARef;
+
+const EXT2_XATTR_MAGIC: u32 = 0xEA02_0000;
+const HEADER_SIZE: usize = 32;
+const ENTRY_SIZE: usize = 16;
+const INDEX_USER: u8 = 1;
+const INDEX_TRUSTED: u8 = 4;
+const INDEX_SECURITY: u8 = 6;
+
+pub(crate) const HANDLERS: Handlers<Ext2Fs> = Handlers::new(&[
+    Some(Handler::new::<UserHandler>()),
+    Some(Handler::new::<TrustedHandler>()),
+    Some(Handler::new::<SecurityHandler>()),
+    None,
+]);
+
+/// An entry of an xattr block.
+struct Entry<'a> {
+    index: u8,
+    name: &'a [u8],
+    value: &'a [u8],
+}
+
+/// Reads and checks the xattr block of `inode`; `None` if it has none.
+fn xattr_block(inode: &INode<Ext2Fs>) -> Result<Option<ARef<buffer::Head>>> {
+    let acl = inode.data().file_acl;
+    if acl == 0 {
+        return Ok(None);
+    }
+    let bh = inode.super_block().bread(acl.into())?;
+    let d = bh.data();
+    if le32(d, 0) != EXT2_XATTR_MAGIC || le32(d, 8) != 1 {
+        return Err(bad_block(inode));
+    }
+    Ok(Some(bh))
+}
+
+fn bad_block(inode: &INode<Ext2Fs>) -> Error {
+    pr_err!(
+        "rust_ext2: error: inode {}: bad block {}\n",
+        inode.ino(),
+        inode.data().file_acl
+    );
+    EIO
+}
+
+/// Calls `f` on each entry of a checked xattr block, stopping when it returns `Some`.
+fn for_each_entry<'a, R>(
+    inode: &INode<Ext2Fs>,
+    d: &'a [u8],
+    mut f: impl FnMut(Entry<'a>) -> Result<Option<R>>,
+) -> Result<Option<R>> {
+    let end = d.len();
+    let mut p = HEADER_SIZE;
+    // `IS_LAST_ENTRY`: four zero bytes end the list.
+    while le32(d, p) != 0 {
+        let name_len = usize::from(byte(d, p));
+        let next = p + ((name_len + ENTRY_SIZE + 3) & !3);
+        // `ext2_xattr_entry_valid`
+        let value_offs = usize::from(le16(d, p + 2));
+        let value_block = le32(d, p + 4);
+        let value_size = le32(d, p + 8) as usize;
+        if next >= end || value_block != 0 || value_size > end || value_offs + value_size > end {
+            return Err(bad_block(inode));
+        }
+        let entry = Entry {
+            index: byte(d, p + 1),
+            name: d.get(p + ENTRY_SIZE..p + ENTRY_SIZE + name_len).ok_or(EIO)?,
+            value: d.get(value_offs..value_offs + value_size).ok_or(EIO)?,
+        };
+        if let Some(r) = f(entry)? {
+            return Ok(Some(r));
+        }
+        p = next;
+    }
+    Ok(None)
+}
+
+/// Reads attribute `name` of namespace `index` (`ext2_xattr_get`).
+fn get(inode: &INode<Ext2Fs>, index: u8, name: &[u8], buf: &mut [u8]) -> Result<usize> {
+    if name.len() > 255 {
+        return Err(ERANGE);
+    }
+    let Some(bh) = xattr_block(inode)? else {
+        return Err(ENODATA);
+    };
+    let found = for_each_entry(inode, bh.data(), |e| {
+        Ok((e.index == index && e.name == name).then_some(e.value))
+    })?;
+    let value = found.ok_or(ENODATA)?;
+    if !buf.is_empty() {
+        buf.get_mut(..value.len())
+            .ok_or(ERANGE)?
+            .copy_from_slice(value);
+    }
+    Ok(value.len())
+}
+
+/// Lists the attributes of `dentry`'s inode (`ext2_listxattr`).
+pub(crate) fn list(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
+    let inode = dentry.inode().ok_or(EINVAL)?;
+    let Some(bh) = xattr_block(inode)? else {
+        return Ok(0);
+    };
+    let user = inode.super_block().data().user_xattr;
+    let mut len = 0usize;
+    for_each_entry(inode, bh.data(), |e| {
+        let prefix: &[u8] = match e.index {
+            INDEX_USER if user => b"user.",
+            INDEX_TRUSTED if kernel::fs::xattr::trusted_list_allowed() => b"trusted.",
+            INDEX_SECURITY => b"security.",
+            _ => return Ok(None::<()>),
+        };
+        let size = prefix.len() + e.name.len() + 1;
+        if !buf.is_empty() {
+            let out = buf.get_mut(len..len + size).ok_or(ERANGE)?;
+            let (p, rest) = out.split_at_mut(prefix.len());
+            p.copy_from_slice(prefix);
+            let (n, nul) = rest.split_at_mut(e.name.len());
+            n.copy_from_slice(e.name);
+            nul.fill(0);
+        }
+        len += size;
+        Ok(None)
+    })?;
+    Ok(len)
+}
+
+struct UserHandler;
+
+#[vtable]
+impl XattrHandler for UserHandler {
+    type FileSystem = Ext2Fs;
+    const PREFIX: &'static CStr = c"user.";
+
+    fn get(
+        _dentry: Option<&DEntry<Ext2Fs>>,
+        inode: &INode<Ext2Fs>,
+        name: &[u8],
+        buf: &mut [u8],
+    ) -> Result<usize> {
+        if !inode.super_block().data().user_xattr {
+            return Err(EOPNOTSUPP);
+        }
+        get(inode, INDEX_USER, name, buf)
+    }
+}
+
+struct TrustedHandler;
+
+#[vtable]
+impl XattrHandler for TrustedHandler {
+    type FileSystem = Ext2Fs;
+    const PREFIX: &'static CStr = c"trusted.";
+
+    fn get(
+        _dentry: Option<&DEntry<Ext2Fs>>,
+        inode: &INode<Ext2Fs>,
+        name: &[u8],
+        buf: &mut [u8],
+    ) -> Result<usize> {
+        get(inode, INDEX_TRUSTED, name, buf)
+    }
+}
+
+struct SecurityHandler;
+
+#[vtable]
+impl XattrHandler for SecurityHandler {
+    type FileSystem = Ext2Fs;
+    const PREFIX: &'static CStr = c"security.";
+
+    fn get(
+        _dentry: Option<&DEntry<Ext2Fs>>,
+        inode: &INode<Ext2Fs>,
+        name: &[u8],
+        buf: &mut [u8],
+    ) -> Result<usize> {
+        get(inode, INDEX_SECURITY, name, buf)
+    }
+}
