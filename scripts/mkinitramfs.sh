@@ -22,6 +22,11 @@ for tool in getfattr setfattr; do
 	done
 done
 mkdir -p "$root/tests"
+# Test tools (tests/tools/*.c), static so they need nothing from the initramfs.
+for src in "$REPO"/tests/tools/*.c; do
+	[ -e "$src" ] || continue
+	gcc -O2 -static -Wall -Werror -o "$root/usr/bin/$(basename "$src" .c)" "$src"
+done
 cp -a "$REPO"/tests/vm/. "$root/tests/"
 [ -f "$REPO/tests/lib.sh" ] && cp "$REPO/tests/lib.sh" "$root/tests/lib.sh"
 mkdir -p "$root/expected"

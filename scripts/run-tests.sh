@@ -32,11 +32,19 @@ if ! grep -q '^@@VM-UP' "$log"; then
 	tail -30 "$log"
 	fail=$((fail + 1))
 fi
+# Each test's output goes to out/logs/NAME.log; it is printed for failures.
+logs=$REPO/out/logs
+rm -rf "$logs"; mkdir -p "$logs"
 while read -r _ res name rest; do
+	grep "^@@LOG $name " "$log" | sed "s/^@@LOG $name //" > "$logs/$name.log" || true
 	echo "$res $name $rest"
-	if [ "$res" = PASS ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+	if [ "$res" = PASS ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		sed 's/^/    /' "$logs/$name.log"
+	fi
 done < <(grep '^@@RESULT ' "$log")
-grep '^@@LOG ' "$log" | sed 's/^@@LOG /    /'
 
 # dmesg must be clean; a panic before the dump also counts.
 if grep -q '^@@DMESG-END' "$log"; then

@@ -12,11 +12,12 @@ for t in /tests/[0-9]*.sh; do
 	name=$(basename "$t" .sh)
 	log=/tmp/$name.log
 	if timeout "${TEST_TIMEOUT:-300}" sh "$t" > "$log" 2>&1; then
-		echo "@@RESULT PASS $name"
+		res="PASS $name"
 	else
-		echo "@@RESULT FAIL $name (exit $?)"
-		sed 's/^/@@LOG /' "$log"
+		res="FAIL $name (exit $?)"
 	fi
+	sed "s/^/@@LOG $name /" "$log"
+	echo "@@RESULT $res"
 done
 echo "@@DMESG-BEGIN"
 dmesg | sed 's/^/@@K /'

@@ -107,7 +107,10 @@ pub(crate) fn entry_at(data: &[u8], offs: usize) -> DirEntry<'_> {
 /// Number of blocks of directory `dir` (`dir_pages` in blocks).
 pub(crate) fn dir_blocks(dir: &INode<Ext2Fs>) -> u64 {
     let bs = u64::from(dir.super_block().data().block_size);
-    (dir.size().max(0) as u64).div_ceil(bs)
+    (dir.size().max(0) as u64)
+        .checked_next_multiple_of(bs)
+        .and_then(|n| n.checked_div(bs))
+        .unwrap_or(0)
 }
 
 /// Converts an on-disk file type to a `d_type` (`ext2_filetype_table`).
