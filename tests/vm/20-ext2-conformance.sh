@@ -38,6 +38,7 @@ while read -r name want; do
 	umount /mnt/r
 	if diff -u /tmp/c.walk /tmp/r.walk > /tmp/diff; then
 		echo "$name: identical:" $(cut -d' ' -f1 /tmp/c.walk | sort | uniq -c | awk '{print $2 "=" $1}')
+		grep '^err ' /tmp/c.walk | sed "s/^/$name: both: /" || true
 	else
 		echo "$name: DIFFERENT (- C ext2, + rust_ext2):"
 		head -40 /tmp/diff

@@ -50,7 +50,9 @@ impl<T: FileSystem> Folio<T> {
     pub fn inode(&self) -> &INode<T> {
         // SAFETY: A locked folio being read has a stable mapping, whose host is an inode of `T`
         // (type invariants) that outlives its page cache.
-        unsafe { INode::from_raw((*(*self.as_ptr()).__bindgen_anon_1.__bindgen_anon_1.mapping).host) }
+        unsafe {
+            INode::from_raw((*(*self.as_ptr()).__bindgen_anon_1.__bindgen_anon_1.mapping).host)
+        }
     }
 }
 
@@ -156,7 +158,10 @@ impl<T: FileSystem> Drop for LockedFolio<'_, T> {
 }
 
 /// A readahead request (`struct readahead_control`).
-pub struct ReadaheadControl<'a, T: FileSystem>(*mut bindings::readahead_control, PhantomData<&'a T>);
+pub struct ReadaheadControl<'a, T: FileSystem>(
+    *mut bindings::readahead_control,
+    PhantomData<&'a T>,
+);
 
 impl<T: FileSystem> ReadaheadControl<'_, T> {
     /// Returns the byte position in the file where the readahead starts.
@@ -199,13 +204,17 @@ pub trait AddressSpaceOperations {
 
 /// An address space operations table for file system `T`.
 #[derive(Copy, Clone)]
-pub struct Ops<T: FileSystem>(*const bindings::address_space_operations, bool, PhantomData<T>);
+pub struct Ops<T: FileSystem>(
+    *const bindings::address_space_operations,
+    bool,
+    PhantomData<T>,
+);
 
 impl<T: FileSystem> Ops<T> {
     /// Creates the address space operations table from an [`AddressSpaceOperations`]
     /// implementation.
     pub const fn new<U: AddressSpaceOperations<FileSystem = T> + ?Sized>() -> Self {
-        struct Table<T: FileSystem, U: ?Sized>(PhantomData<(T, fn(&U))>);
+        struct Table<T: FileSystem, U: ?Sized>(PhantomData<T>, PhantomData<*const U>);
         impl<T: FileSystem, U: AddressSpaceOperations<FileSystem = T> + ?Sized> Table<T, U> {
             const TABLE: bindings::address_space_operations = bindings::address_space_operations {
                 read_folio: if U::HAS_READ_FOLIO {
@@ -222,6 +231,10 @@ impl<T: FileSystem> Ops<T> {
                 ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
             };
 
+            /// # Safety
+            ///
+            /// `read_folio` of `struct address_space_operations`: `folio` is a valid, locked folio of
+            /// a mapping whose inode got this table, and `file` is NULL or the file it is read through.
             unsafe extern "C" fn read_folio_callback(
                 file: *mut bindings::file,
                 folio: *mut bindings::folio,
@@ -237,6 +250,10 @@ impl<T: FileSystem> Ops<T> {
                 })
             }
 
+            /// # Safety
+            ///
+            /// `readahead` of `struct address_space_operations`: `ractl` is a valid readahead request
+            /// on a mapping whose inode got this table.
             unsafe extern "C" fn readahead_callback(ractl: *mut bindings::readahead_control) {
                 let mut ractl = ReadaheadControl(ractl, PhantomData);
                 U::readahead(&mut ractl);
@@ -274,6 +291,10 @@ pub trait BlockMapper {
     ) -> Result<Option<(u64, usize)>>;
 }
 
+/// # Safety
+///
+/// A `get_block_t` for the `mpage` readers: `inode` is a valid inode of
+/// `M::FileSystem` whose mapping is being read and `bh` a valid, caller-owned buffer head.
 unsafe extern "C" fn get_block_callback<M: BlockMapper>(
     inode: *mut bindings::inode,
     iblock: bindings::sector_t,
@@ -289,7 +310,13 @@ unsafe extern "C" fn get_block_callback<M: BlockMapper>(
         let inode = unsafe { INode::<M::FileSystem>::from_raw(inode) };
         // SAFETY: `bh` is a valid, caller-owned temporary buffer head; `b_size` says how many
         // bytes the caller would like mapped.
-        let (sb, bits, want) = unsafe { ((*inode.as_ptr()).i_sb, (*inode.as_ptr()).i_blkbits, (*bh).b_size) };
+        let (sb, bits, want) = unsafe {
+            (
+                (*inode.as_ptr()).i_sb,
+                (*inode.as_ptr()).i_blkbits,
+                (*bh).b_size,
+            )
+        };
         let max = (want >> bits).max(1);
         if let Some((block, count)) = M::map_blocks(inode, iblock, max)? {
             let count = count.clamp(1, max);

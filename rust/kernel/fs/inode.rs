@@ -7,6 +7,7 @@
 use super::{address_space, dentry, dentry::DEntry, file, sb::SuperBlock, FileSystem};
 use crate::error::{code::*, Result};
 use crate::prelude::*;
+use crate::str::CStrExt;
 use crate::sync::aref::{ARef, AlwaysRefCounted};
 use crate::{bindings, types::Opaque};
 use core::{marker::PhantomData, mem::ManuallyDrop, mem::MaybeUninit, ptr, ptr::NonNull};
@@ -171,6 +172,10 @@ pub(crate) struct INodeWithData<D> {
 
 impl<D> INodeWithData<D> {
     /// The kmem cache constructor: `inode_init_once` on the embedded inode.
+    /// # Safety
+    ///
+    /// Kmem cache constructor: `outer` points to an object of the inode cache, of the size of
+    /// `Self`.
     pub(crate) unsafe extern "C" fn init_once_callback(outer: *mut c_void) {
         let ptr = outer.cast::<Self>();
         // SAFETY: The kmem cache calls this with an object of the cache's size, which is
@@ -178,6 +183,10 @@ impl<D> INodeWithData<D> {
         unsafe { bindings::inode_init_once(&raw mut (*ptr).inode) };
     }
 
+    /// # Safety
+    ///
+    /// `alloc_inode` of `struct super_operations`: `sb` is a valid superblock of a file system
+    /// registered with a [`Registration`](super::Registration) whose `INodeData` is `D`.
     pub(crate) unsafe extern "C" fn alloc_inode_callback(
         sb: *mut bindings::super_block,
     ) -> *mut bindings::inode {
@@ -186,8 +195,14 @@ impl<D> INodeWithData<D> {
         // that installs this callback is built for that type).
         let cache = unsafe { super::Registration::inode_cache(sb) };
         // SAFETY: `cache` is a valid kmem cache.
-        let ptr = unsafe { bindings::kmem_cache_alloc_lru_noprof(cache, &raw mut (*sb).s_inode_lru, bindings::GFP_KERNEL) }
-            .cast::<Self>();
+        let ptr = unsafe {
+            bindings::kmem_cache_alloc_lru_noprof(
+                cache,
+                &raw mut (*sb).s_inode_lru,
+                bindings::GFP_KERNEL,
+            )
+        }
+        .cast::<Self>();
         if ptr.is_null() {
             return ptr::null_mut();
         }
@@ -195,6 +210,10 @@ impl<D> INodeWithData<D> {
         unsafe { &raw mut (*ptr).inode }
     }
 
+    /// # Safety
+    ///
+    /// `free_inode` of `struct super_operations`: `inode` is an unused inode allocated by
+    /// [`Self::alloc_inode_callback`].
     pub(crate) unsafe extern "C" fn free_inode_callback(inode: *mut bindings::inode) {
         // SAFETY: The callback contract guarantees that `inode` is valid and unused.
         let is_bad = unsafe { bindings::is_bad_inode(inode) };
@@ -391,7 +410,7 @@ pub struct Ops<T: FileSystem>(*const bindings::inode_operations, PhantomData<T>)
 impl<T: FileSystem> Ops<T> {
     /// Creates the inode operations table from an [`INodeOperations`] implementation.
     pub const fn new<U: INodeOperations<FileSystem = T> + ?Sized>() -> Self {
-        struct Table<T: FileSystem, U: ?Sized>(PhantomData<(T, fn(&U))>);
+        struct Table<T: FileSystem, U: ?Sized>(PhantomData<T>, PhantomData<*const U>);
         impl<T: FileSystem, U: INodeOperations<FileSystem = T> + ?Sized> Table<T, U> {
             const TABLE: bindings::inode_operations = bindings::inode_operations {
                 lookup: if U::HAS_LOOKUP {
@@ -413,6 +432,10 @@ impl<T: FileSystem> Ops<T> {
                 ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
             };
 
+            /// # Safety
+            ///
+            /// `lookup` of `struct inode_operations`: `parent_ptr` is a valid, locked directory inode
+            /// of `T` and `dentry` a valid dentry being looked up in it.
             unsafe extern "C" fn lookup_callback(
                 parent_ptr: *mut bindings::inode,
                 dentry: *mut bindings::dentry,
@@ -431,19 +454,23 @@ impl<T: FileSystem> Ops<T> {
                 }
             }
 
+            /// # Safety
+            ///
+            /// `get_link` of `struct inode_operations`: `inode_ptr` is a valid symlink inode of `T`,
+            /// `dentry_ptr` is NULL (RCU walk) or its dentry, `delayed_call` is valid for write.
             unsafe extern "C" fn get_link_callback(
                 dentry_ptr: *mut bindings::dentry,
                 inode_ptr: *mut bindings::inode,
                 delayed_call: *mut bindings::delayed_call,
             ) -> *const c_char {
                 // SAFETY: The C API guarantees that `dentry_ptr` is NULL or a valid dentry.
-                let dentry = (!dentry_ptr.is_null())
-                    .then(|| unsafe { DEntry::<T>::from_raw(dentry_ptr) });
+                let dentry =
+                    (!dentry_ptr.is_null()).then(|| unsafe { DEntry::<T>::from_raw(dentry_ptr) });
                 // SAFETY: The C API guarantees that `inode_ptr` is a valid inode of this fs.
                 let inode = unsafe { INode::<T>::from_raw(inode_ptr) };
                 match U::get_link(dentry, inode) {
                     Err(e) => e.to_ptr::<c_char>(),
-                    Ok(Link::Borrowed(s)) => s.as_ptr().cast(),
+                    Ok(Link::Borrowed(s)) => s.as_char_ptr(),
                     Ok(Link::Owned(mut v)) => {
                         if v.last() != Some(&0) && v.push(0, GFP_KERNEL).is_err() {
                             return ENOMEM.to_ptr::<c_char>();
@@ -465,6 +492,10 @@ impl<T: FileSystem> Ops<T> {
                 }
             }
 
+            /// # Safety
+            ///
+            /// `listxattr` of `struct inode_operations`: `dentry_ptr` is a valid dentry of `T` and
+            /// `buf` is NULL or valid for `size` bytes.
             unsafe extern "C" fn listxattr_callback(
                 dentry_ptr: *mut bindings::dentry,
                 buf: *mut c_char,
@@ -493,6 +524,10 @@ impl<T: FileSystem> Ops<T> {
     }
 }
 
+/// # Safety
+///
+/// Delayed call that frees a link target: `ptr` comes from `KBox::into_raw` of a
+/// `KBox<KVec<u8>>` in `get_link_callback`, and is not used afterwards.
 unsafe extern "C" fn drop_link(ptr: *mut c_void) {
     // SAFETY: `ptr` comes from `KBox::into_raw` in `get_link_callback`.
     drop(unsafe { KBox::from_raw(ptr.cast::<KVec<u8>>()) });

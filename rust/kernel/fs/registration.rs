@@ -8,6 +8,7 @@
 use super::{dentry, inode::INodeWithData, sb, sb::SuperBlock, xattr};
 use crate::error::{code::*, from_result, to_result, Error, Result};
 use crate::prelude::*;
+use crate::str::CStrExt;
 use crate::types::Opaque;
 use crate::{bindings, ThisModule};
 use core::{marker::PhantomData, marker::PhantomPinned, mem::size_of};
@@ -87,7 +88,7 @@ impl Registration {
                 // the call; the constructor has the right type for objects of `size` bytes.
                 let cache = unsafe {
                     bindings::__kmem_cache_create_args(
-                        T::NAME.as_ptr().cast(),
+                        T::NAME.as_char_ptr(),
                         u32::try_from(size)?,
                         &mut args,
                         bindings::SLAB_RECLAIM_ACCOUNT | bindings::SLAB_ACCOUNT,
@@ -106,7 +107,7 @@ impl Registration {
                 // SAFETY: `fs_ptr` is valid for write and has just been initialised.
                 let fs = unsafe { &mut *fs_ptr };
                 fs.owner = module.as_ptr();
-                fs.name = T::NAME.as_ptr().cast();
+                fs.name = T::NAME.as_char_ptr();
                 fs.init_fs_context = Some(Self::init_fs_context_callback::<T>);
                 fs.kill_sb = Some(Self::kill_sb_callback::<T>);
                 fs.fs_flags = match T::SUPER_TYPE {
@@ -129,11 +130,20 @@ impl Registration {
     pub(crate) unsafe fn inode_cache(sb: *mut bindings::super_block) -> *mut bindings::kmem_cache {
         // SAFETY: `s_type` of a valid superblock is the registered type, which is the `fs` field
         // of a live `Registration` (mounted file systems pin the module).
-        let reg = unsafe { crate::container_of!((*sb).s_type.cast::<Opaque<bindings::file_system_type>>(), Self, fs) };
+        let reg = unsafe {
+            crate::container_of!(
+                (*sb).s_type.cast::<Opaque<bindings::file_system_type>>(),
+                Self,
+                fs
+            )
+        };
         // SAFETY: `reg` points to a live `Registration`, as argued above.
         unsafe { (*reg).inode_cache.0 }
     }
 
+    /// # Safety
+    ///
+    /// `init_fs_context` of `struct file_system_type`: `fc_ptr` is a valid, new `fs_context`.
     unsafe extern "C" fn init_fs_context_callback<T: FileSystem>(
         fc_ptr: *mut bindings::fs_context,
     ) -> c_int {
@@ -145,6 +155,10 @@ impl Registration {
         })
     }
 
+    /// # Safety
+    ///
+    /// `kill_sb` of `struct file_system_type`: `sb_ptr` is a valid superblock of `T` being
+    /// killed.
     unsafe extern "C" fn kill_sb_callback<T: FileSystem>(sb_ptr: *mut bindings::super_block) {
         match T::SUPER_TYPE {
             // SAFETY: `get_tree_callback` uses `get_tree_bdev` for this type, so
@@ -209,6 +223,9 @@ impl<T: FileSystem> Tables<T> {
         dup: None,
     };
 
+    /// # Safety
+    ///
+    /// `get_tree` of `struct fs_context_operations`: `fc` is a valid `fs_context` of `T`.
     unsafe extern "C" fn get_tree_callback(fc: *mut bindings::fs_context) -> c_int {
         match T::SUPER_TYPE {
             // SAFETY: `fc` is valid per the callback contract. `fill_super_callback` also has
@@ -224,6 +241,10 @@ impl<T: FileSystem> Tables<T> {
         }
     }
 
+    /// # Safety
+    ///
+    /// `reconfigure` of `struct fs_context_operations`: `fc` is a valid `fs_context` whose
+    /// `root` is the mounted root of a superblock of `T`.
     unsafe extern "C" fn reconfigure_callback(fc: *mut bindings::fs_context) -> c_int {
         // Rust file systems are read-only: a remount keeps them so.
         // SAFETY: `fc` is valid per the callback contract and its `root` is the mounted root.
@@ -234,6 +255,10 @@ impl<T: FileSystem> Tables<T> {
         0
     }
 
+    /// # Safety
+    ///
+    /// `fill_super` for `get_tree_nodev`/`get_tree_bdev`: `sb_ptr` is a new superblock of `T`,
+    /// used only by this call until it returns.
     unsafe extern "C" fn fill_super_callback(
         sb_ptr: *mut bindings::super_block,
         _fc: *mut bindings::fs_context,

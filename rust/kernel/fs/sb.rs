@@ -97,7 +97,7 @@ impl<T: FileSystem, S: State> SuperBlock<T, S> {
     /// Returns the block size in bytes (`s_blocksize`).
     pub fn block_size(&self) -> usize {
         // SAFETY: `s_blocksize` is set while filling the superblock and stable afterwards.
-        unsafe { (*self.as_ptr()).s_blocksize as usize }
+        unsafe { (*self.as_ptr()).s_blocksize }
     }
 
     /// Returns the size of the backing block device in bytes, or zero if there is none.
@@ -170,15 +170,15 @@ impl<T: FileSystem> SuperBlock<T, New> {
         } else {
             // SAFETY: The superblock is valid and exclusively ours while being filled.
             unsafe {
-                (*self.as_ptr()).s_blocksize = size as _;
+                (*self.as_ptr()).s_blocksize = size as c_ulong;
                 (*self.as_ptr()).s_blocksize_bits = params.blocksize_bits;
             }
         }
         // SAFETY: The superblock is valid and exclusively ours while being filled.
         unsafe {
             let sb = &mut *self.as_ptr();
-            sb.s_magic = params.magic as _;
-            sb.s_maxbytes = params.maxbytes.min(MAX_LFS_FILESIZE);
+            sb.s_magic = params.magic as c_ulong;
+            sb.s_maxbytes = params.maxbytes;
             sb.s_time_gran = params.time_gran.clamp(1, 1_000_000_000);
         }
         Ok(())
@@ -197,8 +197,8 @@ impl<T: FileSystem> SuperBlock<T> {
     /// that the caller must initialise otherwise (`iget_locked`).
     pub fn get_or_create_inode(&self, ino: u64) -> Result<inode::Lookup<T>> {
         // SAFETY: The superblock is valid; `iget_locked` returns a referenced inode or NULL.
-        let inode = NonNull::new(unsafe { bindings::iget_locked(self.as_ptr(), ino) })
-            .ok_or(ENOMEM)?;
+        let inode =
+            NonNull::new(unsafe { bindings::iget_locked(self.as_ptr(), ino) }).ok_or(ENOMEM)?;
 
         // SAFETY: `inode` is valid and we own a reference to it. `i_state` is read with
         // `READ_ONCE` semantics: `I_NEW` is only cleared by `unlock_new_inode`, which we would be
@@ -269,7 +269,7 @@ pub struct Ops<T: FileSystem>(*const bindings::super_operations, PhantomData<T>)
 impl<T: FileSystem> Ops<T> {
     /// Creates the superblock operations table from a [`SuperOperations`] implementation.
     pub const fn new<U: SuperOperations<FileSystem = T> + ?Sized>() -> Self {
-        struct Table<T: FileSystem, U: ?Sized>(PhantomData<(T, fn(&U))>);
+        struct Table<T: FileSystem, U: ?Sized>(PhantomData<T>, PhantomData<*const U>);
         impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> Table<T, U> {
             const TABLE: bindings::super_operations = bindings::super_operations {
                 alloc_inode: Some(inode::INodeWithData::<T::INodeData>::alloc_inode_callback),
@@ -288,6 +288,9 @@ impl<T: FileSystem> Ops<T> {
                 ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
             };
 
+            /// # Safety
+            ///
+            /// `put_super` of `struct super_operations`: `sb_ptr` is a valid, filled superblock of `T`.
             unsafe extern "C" fn put_super_callback(sb_ptr: *mut bindings::super_block) {
                 // SAFETY: The callback contract guarantees that `sb_ptr` is a valid superblock;
                 // `put_super` is only called on superblocks that were fully filled, whose
@@ -296,6 +299,10 @@ impl<T: FileSystem> Ops<T> {
                 U::put_super(sb);
             }
 
+            /// # Safety
+            ///
+            /// `statfs` of `struct super_operations`: `dentry` is a valid dentry of a mounted superblock
+            /// of `T` and `buf` is valid for write.
             unsafe extern "C" fn statfs_callback(
                 dentry: *mut bindings::dentry,
                 buf: *mut bindings::kstatfs,
@@ -308,9 +315,9 @@ impl<T: FileSystem> Ops<T> {
 
                     // SAFETY: The C API guarantees that `buf` is valid for write.
                     let buf = unsafe { &mut *buf };
-                    buf.f_type = s.magic as _;
-                    buf.f_namelen = s.namelen as _;
-                    buf.f_bsize = s.bsize as _;
+                    buf.f_type = s.magic as c_long;
+                    buf.f_namelen = s.namelen as c_long;
+                    buf.f_bsize = s.bsize as c_long;
                     buf.f_blocks = s.blocks;
                     buf.f_bfree = s.bfree;
                     buf.f_bavail = s.bavail;

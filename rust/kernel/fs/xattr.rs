@@ -5,9 +5,10 @@
 //! C headers: [`include/linux/xattr.h`](srctree/include/linux/xattr.h)
 
 use super::{dentry::DEntry, inode::INode, FileSystem};
+use crate::bindings;
 use crate::error::{code::*, from_result, Result};
 use crate::prelude::*;
-use crate::bindings;
+use crate::str::CStrExt;
 use core::marker::PhantomData;
 
 /// An extended attribute handler for one name prefix: the Rust side of `struct xattr_handler`.
@@ -45,11 +46,11 @@ unsafe impl<T: FileSystem> Sync for Handler<T> {}
 impl<T: FileSystem> Handler<T> {
     /// Creates the handler table of `U`.
     pub const fn new<U: XattrHandler<FileSystem = T> + ?Sized>() -> &'static Self {
-        struct Table<T: FileSystem, U: ?Sized>(PhantomData<(T, fn(&U))>);
+        struct Table<T: FileSystem, U: ?Sized>(PhantomData<T>, PhantomData<*const U>);
         impl<T: FileSystem, U: XattrHandler<FileSystem = T> + ?Sized> Table<T, U> {
             const TABLE: Handler<T> = Handler(
                 bindings::xattr_handler {
-                    prefix: U::PREFIX.as_ptr().cast(),
+                    prefix: U::PREFIX.to_bytes_with_nul().as_ptr().cast(),
                     get: Some(Self::get_callback),
                     // SAFETY: All-zero is a valid (empty) value for the remaining fields.
                     ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
@@ -57,6 +58,10 @@ impl<T: FileSystem> Handler<T> {
                 PhantomData,
             );
 
+            /// # Safety
+            ///
+            /// `get` of `struct xattr_handler`: `inode` is a valid inode of `T` (`dentry` is NULL or
+            /// its dentry), `name` a valid C string and `buffer` NULL or valid for `size` bytes.
             unsafe extern "C" fn get_callback(
                 _handler: *const bindings::xattr_handler,
                 dentry: *mut bindings::dentry,
@@ -68,12 +73,13 @@ impl<T: FileSystem> Handler<T> {
                 from_result(|| {
                     // SAFETY: The C API guarantees that `dentry` is NULL or a valid dentry, and
                     // `inode` a valid inode, of the superblock whose `s_xattr` has this handler.
-                    let dentry = (!dentry.is_null()).then(|| unsafe { DEntry::<T>::from_raw(dentry) });
+                    let dentry =
+                        (!dentry.is_null()).then(|| unsafe { DEntry::<T>::from_raw(dentry) });
                     // SAFETY: As above.
                     let inode = unsafe { INode::<T>::from_raw(inode) };
                     // SAFETY: `name` is a valid NUL-terminated string (the part after the
                     // prefix) for the duration of the call.
-                    let name = unsafe { CStr::from_ptr(name.cast()) }.to_bytes();
+                    let name = unsafe { CStr::from_char_ptr(name) }.to_bytes();
                     let buf = if buffer.is_null() || size == 0 {
                         &mut [][..]
                     } else {
@@ -81,7 +87,7 @@ impl<T: FileSystem> Handler<T> {
                         unsafe { core::slice::from_raw_parts_mut(buffer.cast::<u8>(), size) }
                     };
                     let n = U::get(dentry, inode, name, buf)?;
-                    Ok(c_int::try_from(n).map_err(|_| E2BIG)?)
+                    c_int::try_from(n).map_err(|_| E2BIG)
                 })
             }
         }
@@ -105,7 +111,10 @@ impl<T: FileSystem> Handlers<T> {
     /// ]);
     /// ```
     pub const fn new(list: &'static [Option<&'static Handler<T>>]) -> Self {
-        build_assert!(matches!(list.last(), Some(None)), "the list must end with None");
+        build_assert!(
+            matches!(list.last(), Some(None)),
+            "the list must end with None"
+        );
         // `Option<&Handler>` has the layout of a nullable pointer, and `Handler` that of
         // `xattr_handler`, so this is a NULL-terminated array of handler pointers.
         Self(list.as_ptr().cast(), PhantomData)

@@ -6,9 +6,9 @@ use crate::defs::{self, le16, le32};
 use crate::superblock::{Ext2Fs, Ext2Sb};
 use crate::{dir, namei, symlink, xattr};
 use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, LockedFolio};
+use kernel::fs::dentry::DEntry;
 use kernel::fs::file::{self, File};
 use kernel::fs::inode::{self, Dev, INode, INodeOperations, Timespec, Type};
-use kernel::fs::dentry::DEntry;
 use kernel::fs::sb::SuperBlock;
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
@@ -180,8 +180,7 @@ pub(crate) fn map_blocks(
 /// Returns inode `ino`, reading it from the inode table if it is not cached (`ext2_iget`).
 pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2Fs>>> {
     let s = sb.data();
-    if (ino != defs::EXT2_ROOT_INO && ino < u64::from(s.first_ino)) || ino > s.inodes_count.into()
-    {
+    if (ino != defs::EXT2_ROOT_INO && ino < u64::from(s.first_ino)) || ino > s.inodes_count.into() {
         pr_err!("rust_ext2: error: bad inode number: {}\n", ino);
         return Err(EINVAL);
     }
@@ -203,8 +202,10 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
         .ok_or(EIO)?;
 
     let mode = le16(raw, defs::ino::MODE);
-    let uid = u32::from(le16(raw, defs::ino::UID)) | (u32::from(le16(raw, defs::ino::UID_HIGH)) << 16);
-    let gid = u32::from(le16(raw, defs::ino::GID)) | (u32::from(le16(raw, defs::ino::GID_HIGH)) << 16);
+    let uid =
+        u32::from(le16(raw, defs::ino::UID)) | (u32::from(le16(raw, defs::ino::UID_HIGH)) << 16);
+    let gid =
+        u32::from(le16(raw, defs::ino::GID)) | (u32::from(le16(raw, defs::ino::GID_HIGH)) << 16);
     let nlink = u32::from(le16(raw, defs::ino::LINKS_COUNT));
     let dtime = le32(raw, defs::ino::DTIME);
     if nlink == 0 {
@@ -221,7 +222,10 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
     }
     let file_acl = le32(raw, defs::ino::FILE_ACL);
     if file_acl != 0 && !block_valid(s, file_acl) {
-        pr_err!("rust_ext2: error: bad extended attribute block {}\n", file_acl);
+        pr_err!(
+            "rust_ext2: error: bad extended attribute block {}\n",
+            file_acl
+        );
         return Err(EUCLEAN);
     }
     let fmt = u32::from(mode) & kernel::bindings::S_IFMT;

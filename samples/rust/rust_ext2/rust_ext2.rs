@@ -8,7 +8,6 @@
 //! files mirror `fs/ext2`: `super.rs`, `inode.rs`, `dir.rs`, `namei.rs`, `symlink.rs` and
 //! `xattr.rs`; `defs.rs` holds the on-disk format.
 
-
 mod defs;
 mod dir;
 mod inode;

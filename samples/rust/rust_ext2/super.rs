@@ -81,11 +81,12 @@ fn max_size(bits: u8) -> i64 {
         } else {
             meta_blocks += 1 + ppb;
             upper_limit -= ppb * ppb;
-            meta_blocks += 1 + (upper_limit + ppb - 1) / ppb + (upper_limit + ppb * ppb - 1) / (ppb * ppb);
+            meta_blocks +=
+                1 + (upper_limit + ppb - 1) / ppb + (upper_limit + ppb * ppb - 1) / (ppb * ppb);
         }
         res -= meta_blocks;
     }
-    (res << bits).min(sb::MAX_LFS_FILESIZE)
+    res << bits
 }
 
 /// Logs a mount error like `ext2_msg(sb, KERN_ERR, ...)` and returns `EINVAL`.
@@ -143,7 +144,10 @@ impl kernel::fs::FileSystem for Ext2Fs {
         let bits = block_size.trailing_zeros() as u8;
 
         let (inode_size, first_ino) = if rev == defs::EXT2_GOOD_OLD_REV {
-            (defs::EXT2_GOOD_OLD_INODE_SIZE, defs::EXT2_GOOD_OLD_FIRST_INO)
+            (
+                defs::EXT2_GOOD_OLD_INODE_SIZE,
+                defs::EXT2_GOOD_OLD_FIRST_INO,
+            )
         } else {
             let size = u32::from(le16(&raw, defs::sb::INODE_SIZE));
             if size < defs::EXT2_GOOD_OLD_INODE_SIZE || !size.is_power_of_two() || size > block_size
@@ -163,7 +167,10 @@ impl kernel::fs::FileSystem for Ext2Fs {
             return Err(mount_err!("fragsize log != blocksize log {}", bits));
         }
         if blocks_per_group > block_size * 8 {
-            return Err(mount_err!("#blocks per group too big: {}", blocks_per_group));
+            return Err(mount_err!(
+                "#blocks per group too big: {}",
+                blocks_per_group
+            ));
         }
         if blocks_per_group <= itb_per_group + 3 {
             return Err(mount_err!(
@@ -173,7 +180,10 @@ impl kernel::fs::FileSystem for Ext2Fs {
             ));
         }
         if inodes_per_group < inodes_per_block || inodes_per_group > block_size * 8 {
-            return Err(mount_err!("invalid #inodes per group: {}", inodes_per_group));
+            return Err(mount_err!(
+                "invalid #inodes per group: {}",
+                inodes_per_group
+            ));
         }
         let blocks_count = le32(&raw, defs::sb::BLOCKS_COUNT);
         let dev_blocks = sb.bdev_size() >> bits;
@@ -186,7 +196,10 @@ impl kernel::fs::FileSystem for Ext2Fs {
         }
         let first_data_block = le32(&raw, defs::sb::FIRST_DATA_BLOCK);
         if first_data_block >= blocks_count {
-            return Err(mount_err!("bad geometry: first data block {}", first_data_block));
+            return Err(mount_err!(
+                "bad geometry: first data block {}",
+                first_data_block
+            ));
         }
         let groups_count = (blocks_count - first_data_block - 1) / blocks_per_group + 1;
         let inodes_count = le32(&raw, defs::sb::INODES_COUNT);

@@ -21,9 +21,14 @@ struct FastSymlink;
 impl INodeOperations for FastSymlink {
     type FileSystem = Ext2Fs;
 
-    fn get_link<'a>(_dentry: Option<&DEntry<Ext2Fs>>, inode: &'a INode<Ext2Fs>) -> Result<Link<'a>> {
+    fn get_link<'a>(
+        _dentry: Option<&DEntry<Ext2Fs>>,
+        inode: &'a INode<Ext2Fs>,
+    ) -> Result<Link<'a>> {
         let t = inode.data().fast_link.as_ref().ok_or(EIO)?;
-        Ok(Link::Borrowed(CStr::from_bytes_until_nul(t).map_err(|_| EIO)?))
+        Ok(Link::Borrowed(
+            CStr::from_bytes_until_nul(t).map_err(|_| EIO)?,
+        ))
     }
 
     fn listxattr(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {

@@ -79,7 +79,9 @@ fn for_each_entry<'a, R>(
         }
         let entry = Entry {
             index: byte(d, p + 1),
-            name: d.get(p + ENTRY_SIZE..p + ENTRY_SIZE + name_len).ok_or(EIO)?,
+            name: d
+                .get(p + ENTRY_SIZE..p + ENTRY_SIZE + name_len)
+                .ok_or(EIO)?,
             value: d.get(value_offs..value_offs + value_size).ok_or(EIO)?,
         };
         if let Some(r) = f(entry)? {

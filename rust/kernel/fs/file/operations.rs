@@ -5,10 +5,10 @@
 //! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h)
 
 use super::{File, Offset};
+use crate::bindings;
 use crate::error::{from_result, Result};
 use crate::fs::{inode::INode, FileSystem};
 use crate::prelude::*;
-use crate::bindings;
 use core::marker::PhantomData;
 
 impl<T: FileSystem> File<T> {
@@ -108,7 +108,13 @@ impl DirEmitter {
         // SAFETY: `self.0` is a valid `dir_context` (the VFS passed it to `iterate_shared`), and
         // `name` is valid for `name_len` bytes during the call.
         let ret = unsafe {
-            bindings::dir_emit(&mut self.0, name.as_ptr().cast(), name_len, ino, etype as u32)
+            bindings::dir_emit(
+                &mut self.0,
+                name.as_ptr().cast(),
+                name_len,
+                ino,
+                etype as u32,
+            )
         };
         if ret {
             self.0.pos = new_pos;
@@ -143,7 +149,7 @@ pub struct Ops<T: FileSystem>(*const bindings::file_operations, PhantomData<T>);
 impl<T: FileSystem> Ops<T> {
     /// Creates the file operations table from a [`FileOperations`] implementation.
     pub const fn new<U: FileOperations<FileSystem = T> + ?Sized>() -> Self {
-        struct Table<T: FileSystem, U: ?Sized>(PhantomData<(T, fn(&U))>);
+        struct Table<T: FileSystem, U: ?Sized>(PhantomData<T>, PhantomData<*const U>);
         impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> Table<T, U> {
             const TABLE: bindings::file_operations = if U::HAS_READ_DIR {
                 bindings::file_operations {
@@ -164,6 +170,10 @@ impl<T: FileSystem> Ops<T> {
                 }
             };
 
+            /// # Safety
+            ///
+            /// `iterate_shared` of `struct file_operations`: `file` is a valid file opened on a
+            /// directory of `T` and `ctx_ptr` a valid `dir_context` used only by this call.
             unsafe extern "C" fn read_dir_callback(
                 file: *mut bindings::file,
                 ctx_ptr: *mut bindings::dir_context,
