@@ -2,13 +2,16 @@
 # See README.md. Everything heavy lives in $(CACHE), outside the repo.
 
 CACHE ?= /var/cache/rust-vfs
+ifdef CONFIG
+export CONFIG_EXPLICIT := 1
+endif
 CONFIG ?= base
 export CACHE
 export CONFIG_NAME := $(CONFIG)
 
 S := scripts
 
-.PHONY: all setup kernel images test run patches check rustdoc clean distclean
+.PHONY: all setup kernel images test fuzz bench run patches check rustdoc clean distclean
 
 all: kernel
 
@@ -21,8 +24,19 @@ kernel:
 images:
 	$(S)/mkimages.sh
 
-test: kernel images
-	$(S)/run-tests.sh
+# Base kernel: all tests but the hostile images; debug kernel: those.
+# make test CONFIG=NAME: everything on one kernel.
+test:
+	$(S)/test.sh
+
+# make fuzz [N=1000] [SEED=...]: N mutated images on the debug kernel;
+# misbehaving ones go to out/crashes/ with a reproducer.
+fuzz:
+	N="$(N)" SEED="$(SEED)" $(S)/fuzz.sh
+
+# make bench [QUICK=1]: rust_ext2 vs C ext2 read performance, out/bench.md
+bench:
+	QUICK="$(QUICK)" $(S)/bench.sh
 
 # make run IMAGE=disk.img [CMD="..."]  (virtme-ng if installed, else QEMU)
 run: kernel

@@ -27,7 +27,12 @@ for src in "$REPO"/tests/tools/*.c; do
 	[ -e "$src" ] || continue
 	gcc -O2 -static -Wall -Werror -o "$root/usr/bin/$(basename "$src" .c)" "$src"
 done
-cp -a "$REPO"/tests/vm/. "$root/tests/"
+# TESTS: space-separated globs of the tests/vm scripts to include (default all).
+for glob in ${TESTS:-*}; do
+	for t in "$REPO"/tests/vm/$glob.sh; do
+		[ -e "$t" ] && cp "$t" "$root/tests/"
+	done
+done
 [ -f "$REPO/tests/lib.sh" ] && cp "$REPO/tests/lib.sh" "$root/tests/lib.sh"
 mkdir -p "$root/expected"
 [ -d "$IMGDIR/expected" ] && cp -a "$IMGDIR/expected/." "$root/expected/"

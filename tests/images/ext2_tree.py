@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build a reproducible directory tree for the ext2 conformance images.
 
-usage: ext2_tree.py DIR KIND   (KIND: full, rev0, bigdir, small)
+usage: ext2_tree.py DIR KIND   (KIND: full, rev0, bigdir, huge, fuzz, small)
 
 Everything is derived from a fixed seed, so the same tree (and the same
 image, mke2fs -d being deterministic given -U/-E hash_seed and a fixed time)
@@ -99,6 +99,19 @@ if kind in ("full", "rev0"):
     # A directory spanning several blocks with deleted-looking gaps.
     for i in range(300):
         write(path("medium", "entry-%04d-%s" % (i, "z" * (i % 50))), b"")
+
+if kind == "fuzz":
+    # Small, but with every structure the driver parses (fits a 4 MiB image).
+    write(path("files", "dense-300k"), rng.randbytes(300 << 10))
+    sparse(path("files", "triple"), 96 << 20, [(0, 1024), (80 << 20, 2048)])
+    os.makedirs(path("special"), exist_ok=True)
+    os.mknod(path("special", "chr"), 0o620 | 0o020000, os.makedev(4, 64))
+    os.mknod(path("special", "bigdev"), 0o600 | 0o020000, os.makedev(300, 70000))
+    os.mkfifo(path("special", "fifo"), 0o644)
+    os.symlink("../hello.txt", path("special", "fast-link"))
+    os.symlink("z" * 300, path("special", "slow-link"))
+    for i in range(100):
+        write(path("dir", "entry-%03d-%s" % (i, "q" * (i % 40))), b"x" * (i % 7))
 
 if kind == "bigdir":
     os.makedirs(path("big"), exist_ok=True)

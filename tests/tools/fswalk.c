@@ -9,10 +9,14 @@
  *   seekdir: a listing resumed at a saved d_off matches the full listing
  *   stat:    ino mode uid gid size blocks nlink atime mtime ctime rdev
  *   link:    readlink target
- *   data:    SHA-256 of the contents (files over 16 MiB: of a 64 KiB window at
- *            every 16 MiB boundary and of the last 64 KiB, marked "sampled")
+ *   data:    SHA-256 of the contents (files over 16 MiB: of 64 KiB windows at
+ *            multiples of a power-of-two step of at least 16 MiB, at most 64
+ *            of them, and of the last 64 KiB; marked "sampled")
  *   xattr:   listxattr order, name=hex value
  *   err:     any failing call, with its errno name
+ *
+ * fswalk -m DEV FSTYPE DIR: mount DEV read-only on DIR first (printing
+ * "mount-err ERRNO" and stopping if that fails), walk, then unmount.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -22,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -136,10 +141,14 @@ static void data(const char *path, off_t size)
 		sha_final(&s, hex);
 		printf("data %s %s\n", path + strlen(root), hex);
 	} else {
-		off_t off;
+		/* 64 KiB windows at multiples of a power-of-two step (at least
+		 * 16 MiB, at most 64 windows), and the last 64 KiB. */
+		uint64_t step = SAMPLE_LIMIT, off;
 
-		for (off = 0;; off += SAMPLE_LIMIT) {
-			int last = off + WINDOW >= size;
+		while (step < (uint64_t)size / 64)
+			step <<= 1;
+		for (off = 0;; off += step) {
+			int last = off + WINDOW >= (uint64_t)size;
 
 			if (last)
 				off = size > WINDOW ? size - WINDOW : 0;
@@ -308,7 +317,17 @@ static void walk(const char *path)
 int main(int argc, char **argv)
 {
 	struct statfs sf;
+	int do_mount = argc > 4 && !strcmp(argv[1], "-m");
 
+	if (do_mount) {
+		if (mount(argv[2], argv[4], argv[3], MS_RDONLY, NULL) < 0) {
+			printf("mount-err %s\n", strerrorname_np(errno) ?: "?");
+			return 0;
+		}
+		printf("mount ok\n");
+		argv += 3;
+		argc -= 3;
+	}
 	if (argc < 2) {
 		fprintf(stderr, "usage: fswalk DIR [GETDENTS_BUFSIZE]\n");
 		return 2;
@@ -327,5 +346,8 @@ int main(int argc, char **argv)
 		       (long)sf.f_namelen, sf.f_fsid.__val[0], sf.f_fsid.__val[1]);
 	inode(root);
 	walk(root);
+	fflush(stdout);
+	if (do_mount && umount2(root, 0) < 0)
+		printf("umount-err %s\n", strerrorname_np(errno) ?: "?");
 	return 0;
 }

@@ -1,0 +1,52 @@
+#!/bin/bash
+# make bench [QUICK=1] [REPS=5]: one boot of the base kernel; for each case
+# (tests/vm/90-bench.sh) C ext2 and rust_ext2 on the same 4 KiB-block image,
+# alternating; report median/min/max and the rust/C ratio of the medians as a
+# Markdown table in out/bench.md (and on stdout).
+set -uo pipefail
+. "$(dirname "$0")/env.sh"
+out=$REPO/out/bench
+export IMGDIR=$out/images
+rm -rf "$out"; mkdir -p "$IMGDIR/expected"
+"$REPO/scripts/build-kernel.sh" > "$out/build.log" 2>&1 || { tail -20 "$out/build.log"; exit 1; }
+QUICK=${QUICK:-} "$REPO/tests/bench/mkbench.sh" || exit 1
+reps=${REPS:-5}
+[ "${QUICK:-}" = 1 ] && reps=${REPS:-2}
+echo "$reps" > "$IMGDIR/expected/bench-reps"
+TESTS="90-bench" BOOT_TIMEOUT=14400 "$REPO/scripts/run-tests.sh" > "$out/result.txt"
+rc=$?
+console=$REPO/out/console.log
+grep '^@@BENCH ' "$console" > "$out/raw.txt"
+ko=$KBUILD_OUT/samples/rust/rust_ext2/rust_ext2.ko
+size_of() { llvm-size-19 "$@" 2>/dev/null | awk 'NR > 1 { t += $1 } END { print t }'; }
+python3 - "$out/raw.txt" "$(size_of "$ko")" "$(size_of "$KBUILD_OUT"/fs/ext2/*.o)" "${QUICK:-}" <<'PY' > "$REPO/out/bench.md"
+import statistics, sys
+raw, rust_text, c_text, quick = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+res = {}
+check = {}
+for line in open(raw):
+    _, case, drv, mode, secs, chk = line.split()
+    res.setdefault((case, mode), {}).setdefault(drv, []).append(float(secs))
+    check.setdefault((case, mode, drv), set()).add(chk.split(":")[1])
+print("| case | C ext2 median (min-max) s | rust_ext2 median (min-max) s | rust/C |")
+print("|---|---|---|---|")
+order = ["seq-read", "holes-read", "rand-read", "find-stat", "getdents", "tar"]
+for case in order:
+    for mode in ("cold", "warm"):
+        d = res.get((case, mode))
+        if not d or "ext2" not in d or "rust_ext2" not in d:
+            continue
+        c, r = d["ext2"], d["rust_ext2"]
+        same = check[(case, mode, "ext2")] == check[(case, mode, "rust_ext2")]
+        fmt = lambda v: "%.3f (%.3f-%.3f)" % (statistics.median(v), min(v), max(v))
+        ratio = statistics.median(r) / statistics.median(c)
+        print("| %s %s | %s | %s | %.3f%s |" % (case, mode, fmt(c), fmt(r), ratio,
+                                                "" if same else " (DATA DIFFERS)"))
+print()
+print("Text size: rust_ext2.ko %s bytes; C ext2 (built in, fs/ext2/*.o) %s bytes.%s" % (
+    rust_text, c_text, " QUICK run: small data set, not representative." if quick == "1" else ""))
+PY
+cat "$REPO/out/bench.md"
+[ "$rc" = 0 ] || { echo "bench: the VM run failed; see $out/result.txt"; cat "$out/result.txt"; exit 1; }
+grep -q "DATA DIFFERS" "$REPO/out/bench.md" && { echo "bench: the drivers read different data"; exit 1; }
+exit 0
