@@ -16,8 +16,7 @@ export IMGDIR=$out/images
 rm -rf "$out"; mkdir -p "$IMGDIR/expected" "$crashes"
 if [ "${1:-}" = --replay ]; then
 	cp "$2" "$IMGDIR/fuzz.img"
-	truncate -s 4M "$IMGDIR/fuzz.img"
-	echo "0 replay $(basename "$2") replayed image" > "$IMGDIR/expected/fuzz.list"
+	echo "0 replay $(basename "$2") $(stat -c %s "$2") replayed image" > "$IMGDIR/expected/fuzz.list"
 	python3 "$REPO/tests/fuzz/checks.py" "$REPO"/samples/rust/rust_ext2/*.rs > "$IMGDIR/expected/ext2-checks"
 	N=1
 else
@@ -46,7 +45,8 @@ if [ -n "$last" ] && ! grep -q "^@@FUZZ $last " "$console"; then bad="$bad $last
 for idx in $bad; do
 	line=$(awk -v i="$idx" '$1 == i' "$IMGDIR/expected/fuzz.list")
 	seed=$(echo "$line" | awk '{print $2}')
-	dd if="$IMGDIR/fuzz.img" of="$crashes/seed-$seed.img" bs=1M skip=$((idx * 4)) count=4 2>/dev/null
+	size=$(echo "$line" | awk '{print $4}')
+	dd if="$IMGDIR/fuzz.img" of="$crashes/seed-$seed.img" bs=512 skip=$((idx * 8192)) count=$((size / 512)) 2>/dev/null
 	echo "$line" > "$crashes/seed-$seed.txt"
 	echo "reproduce: scripts/fuzz.sh --replay out/crashes/seed-$seed.img" >> "$crashes/seed-$seed.txt"
 	echo "crash: $line -> out/crashes/seed-$seed.img"

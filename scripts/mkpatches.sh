@@ -25,32 +25,46 @@ fi
 "${G[@]}" checkout -q -f -B series base
 "${G[@]}" clean -q -fdx
 
-commit() { # SUBJECT PATH...
-	local subject=$1; shift
+commit() { # SUBJECT BODY PATH...
+	local subject=$1 body=$2; shift 2
 	for p in "$@"; do
 		case "$p" in
 		patches/*) "${G[@]}" apply --index "$REPO/$p" ;;
 		*) mkdir -p "$WORKTREE/$(dirname "$p")"; cp "$REPO/$p" "$WORKTREE/$p"; "${G[@]}" add -f "$p" ;;
 		esac
 	done
-	"${G[@]}" commit -q -s -m "$subject" -m "Part of the Rust VFS overlay; see the cover letter."
+	"${G[@]}" commit -q -s -m "$subject" -m "${body:-Part of the Rust VFS overlay; see the cover letter.}"
 }
 
 if [ -f "$REPO/patches/series" ]; then
-	while IFS='|' read -r subject paths; do
-		subject=$(echo "$subject" | sed 's/[[:space:]]*$//')
-		case "$subject" in ''|'#'*) continue ;; esac
+	# Paragraphs: "SUBJECT | PATHS" then "> body" lines.
+	subject= paths= body=
+	flush() {
 		# shellcheck disable=SC2086
-		commit "$subject" $paths
+		[ -z "$subject" ] || commit "$subject" "$body" $paths
+		subject= paths= body=
+	}
+	while IFS= read -r line; do
+		case "$line" in
+		'#'*|'') ;;
+		'>'*) l=${line#>}; l=${l# }; body="${body:+$body
+}$l" ;;
+		*'|'*) flush; subject=$(echo "${line%%|*}" | sed 's/[[:space:]]*$//'); paths=${line#*|} ;;
+		esac
 	done < "$REPO/patches/series"
+	flush
+	# Every overlay file must be in the series.
+	for f in $(cd "$REPO" && find rust samples -type f | sort); do
+		grep -q "$f" "$REPO/patches/series" || { echo "mkpatches: $f is not in patches/series" >&2; exit 1; }
+	done
 else
 	for p in "$REPO"/patches/*.patch; do
 		[ -e "$p" ] || continue
-		commit "$(basename "$p" .patch)" "patches/$(basename "$p")"
+		commit "$(basename "$p" .patch)" "" "patches/$(basename "$p")"
 	done
 	files=$(cd "$REPO" && find rust samples -type f 2>/dev/null | sort || true)
 	# shellcheck disable=SC2086
-	[ -z "$files" ] || commit "rust: add the VFS overlay files" $files
+	[ -z "$files" ] || commit "rust: add the VFS overlay files" "" $files
 fi
 rm -rf "$OUT"
 mkdir -p "$OUT"
@@ -60,4 +74,31 @@ if [ "$n" = 0 ]; then
 	exit 0
 fi
 "${G[@]}" format-patch -q --cover-letter -o "$OUT" base..series
+# Cover letter text from patches/cover-letter (first line: subject).
+cl=$OUT/0000-cover-letter.patch
+if [ -f "$REPO/patches/cover-letter" ]; then
+	python3 - "$cl" "$REPO/patches/cover-letter" <<'PY'
+import sys
+cl, src = sys.argv[1], open(sys.argv[2]).read().split("\n", 1)
+s = open(cl).read().replace("*** SUBJECT HERE ***", src[0]).replace("*** BLURB HERE ***", src[1].strip())
+open(cl, "w").write(s)
+PY
+fi
 ls "$OUT"
+# CHECK=1: build every commit of the series in turn (vmlinux + modules, the
+# base config plus the samples), so that each patch is known to build.
+if [ "${CHECK:-0}" = 1 ]; then
+	bo=$CACHE/build-series
+	mkdir -p "$bo"
+	for c in $("${G[@]}" rev-list --reverse base..series); do
+		"${G[@]}" checkout -q -f "$c"
+		cp "$KBUILD_OUT/.config" "$bo/.config"
+		make -C "$WORKTREE" O="$bo" LLVM=-19 CC="ccache clang-19" olddefconfig > /dev/null
+		if make -C "$WORKTREE" O="$bo" LLVM=-19 CC="ccache clang-19" -j"$(nproc)" vmlinux modules > "$bo/log" 2>&1; then
+			echo "builds: $("${G[@]}" log -1 --format=%s "$c")"
+		else
+			echo "BUILD FAILS: $("${G[@]}" log -1 --format=%s "$c")"; tail -30 "$bo/log"; exit 1
+		fi
+	done
+	"${G[@]}" checkout -q -f series
+fi

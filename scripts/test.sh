@@ -13,7 +13,7 @@ pass=0 fail=0
 stage() { # CONFIG TESTS
 	local out
 	CONFIG_NAME=$1 "$REPO/scripts/build-kernel.sh" || { fail=$((fail + 1)); echo "FAIL build ($1)"; return; }
-	out=$(CONFIG_NAME=$1 TESTS=$2 "$REPO/scripts/run-tests.sh" | tee /dev/stderr | tail -1)
+	out=$(CONFIG_NAME=$1 TESTS=$2 "$REPO/scripts/run-tests.sh" | tee >(cat >&2) | tail -1)
 	local p f
 	read -r p _ f _ <<< "$out"
 	case "$p$f" in *[!0-9]*|'') fail=$((fail + 1)); return ;; esac

@@ -108,10 +108,9 @@ impl kernel::fs::FileSystem for RoFs {
     type INodeData = &'static Entry;
     const NAME: &'static CStr = c"rust-fs";
     const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
-    const XATTR_HANDLERS: xattr::Handlers<Self> =
-        xattr::Handlers::new(&[Some(xattr::Handler::new::<UserXattr>()), None]);
 
-    fn fill_super(_sb: &mut SuperBlock<Self, sb::New>) -> Result<sb::Params<()>> {
+    fn fill_super(sb: &mut SuperBlock<Self, sb::New>) -> Result<sb::Params<()>> {
+        sb.set_xattr_handlers(XATTR_HANDLERS);
         Ok(sb::Params {
             magic: MAGIC,
             blocksize_bits: 12,
@@ -141,6 +140,8 @@ impl SuperOperations for RoFs {
     }
 }
 
+const XATTR_HANDLERS: xattr::Handlers<RoFs> =
+    xattr::Handlers::new(&[Some(xattr::Handler::new::<UserXattr>()), None]);
 const DIR_IOPS: inode::Ops<RoFs> = inode::Ops::new::<DirOps>();
 const DIR_FOPS: file::Ops<RoFs> = file::Ops::new::<DirOps>();
 const LINK_IOPS: inode::Ops<RoFs> = inode::Ops::new::<LinkOps>();
@@ -149,7 +150,7 @@ const FILE_AOPS: address_space::Ops<RoFs> = address_space::Ops::new::<FileOps>()
 
 /// Returns the inode of `e`, creating it if it is not in the inode cache.
 fn iget(sb: &SuperBlock<RoFs>, e: &'static Entry) -> Result<ARef<INode<RoFs>>> {
-    let new = match sb.get_or_create_inode(e.ino)? {
+    let mut new = match sb.get_or_create_inode(e.ino)? {
         inode::Lookup::Existing(inode) => return Ok(inode),
         inode::Lookup::New(new) => new,
     };
@@ -162,7 +163,7 @@ fn iget(sb: &SuperBlock<RoFs>, e: &'static Entry) -> Result<ARef<INode<RoFs>>> {
             Type::Dir,
             ENTRIES.iter().filter(|c| c.parent == e.ino).count(),
             2 + subdirs as u32,
-            Some(DIR_IOPS),
+            DIR_IOPS,
             Some(DIR_FOPS),
             None,
         ),
@@ -170,19 +171,19 @@ fn iget(sb: &SuperBlock<RoFs>, e: &'static Entry) -> Result<ARef<INode<RoFs>>> {
             Type::Reg,
             data.len(),
             1,
-            Some(FILE_IOPS),
+            FILE_IOPS,
             Some(file::Ops::generic_ro()),
             Some(FILE_AOPS),
         ),
-        Kind::Link(target) => (
-            Type::Lnk,
-            target.to_bytes().len(),
-            1,
-            Some(LINK_IOPS),
-            None,
-            None,
-        ),
+        Kind::Link(target) => (Type::Lnk, target.to_bytes().len(), 1, LINK_IOPS, None, None),
     };
+    new.set_inode_ops(iops);
+    if let Some(fops) = fops {
+        new.set_file_ops(fops);
+    }
+    if let Some(aops) = aops {
+        new.set_aops(aops);
+    }
     new.init(inode::Params {
         typ,
         mode: e.mode,
@@ -195,9 +196,6 @@ fn iget(sb: &SuperBlock<RoFs>, e: &'static Entry) -> Result<ARef<INode<RoFs>>> {
         mtime: UNIX_EPOCH,
         atime: UNIX_EPOCH,
         generation: 0,
-        inode_ops: iops,
-        file_ops: fops,
-        aops,
         value: e,
     })
 }

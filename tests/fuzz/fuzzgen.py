@@ -5,7 +5,8 @@ usage: fuzzgen.py COUNT SEED0 CONTAINER LIST BASE.img [BASE.img ...]
 
 Image i is mutate(BASE[i % len(BASE)], SEED0 + i), written into slot i of
 CONTAINER (slots of SLOT bytes, sparse), and described by one line of LIST:
-"i seed base description". The VM reads slot i back into a loop device.
+"i seed base size description". The VM reads the first `size` bytes of slot i
+back into a loop device.
 """
 import os
 import sys
@@ -26,5 +27,5 @@ with open(container, "wb") as c, open(listfile, "w") as lst:
             if chunk.count(0) != len(chunk):
                 c.seek(i * SLOT + off)
                 c.write(chunk)
-        lst.write("%d %d %s %s\n" % (i, seed0 + i, name, what))
+        lst.write("%d %d %s %d %s\n" % (i, seed0 + i, name, len(img), what))
     c.truncate(count * SLOT)

@@ -180,6 +180,8 @@ def mutate(data, seed):
             p32(o, inodes_count + rng.randrange(1, 1 << 16))
         elif field == "ino_reserved":
             p32(o, rng.randrange(3, 11))
+        elif field == "ino_unused":
+            p32(o, inodes_count - rng.randrange(0, 8))
         elif field == "file_type":
             img[o + 7] = rng.randrange(8, 256)
         return "dirent @%d %s" % (o, field)
@@ -215,6 +217,14 @@ def mutate(data, seed):
             p32(SB + 76, rng.choice([0, 1, 2, 0xFFFFFFFF]))
         elif field == "incompat":
             p32(SB + 96, u32(SB + 96) | (1 << rng.randrange(2, 20)))
+        elif field == "journal":
+            p32(SB + 92, u32(SB + 92) | 4)
+        elif field == "blocks_per_group_big":
+            p32(SB + 32, bs * 8 + rng.randrange(1, 1000))
+        elif field == "log_frag_size":
+            p32(SB + 28, u32(SB + 24) + rng.randrange(1, 3))
+        elif field == "inodes_per_group_bad":
+            p32(SB + 40, rng.choice([1, bs * 8 + 8]))
         return "superblock %s" % field
 
 
@@ -292,14 +302,24 @@ def mutate(data, seed):
         t_block_past_end, t_indirect_self, t_indirect_loop, t_isize, t_gd, t_dir_hole,
         t_symlink, t_fast_symlink,
     ] + [lambda f=f: t_dirent(f) for f in ("rec_len0", "rec_len_past", "rec_len_unaligned",
-                                           "name_len", "ino0", "ino_big", "ino_reserved", "file_type")] \
+                                           "name_len", "ino0", "ino_big", "ino_reserved", "ino_unused",
+                                           "file_type")] \
       + [lambda f=f: t_sb(f) for f in ("log_block_size", "blocks_per_group", "inodes_per_group",
                                        "inodes_count", "blocks_count", "first_data_block",
-                                       "inode_size", "first_ino", "rev_level", "incompat")] \
+                                       "inode_size", "first_ino", "rev_level", "incompat", "journal",
+                                       "blocks_per_group_big", "log_frag_size",
+                                       "inodes_per_group_bad")] \
       + [lambda f=f: t_xattr(f) for f in ("magic", "h_blocks", "value_offs", "value_size",
                                           "name_len", "value_block", "no_end")] \
       + [lambda f=f: t_inode(f) for f in ("mode", "links0", "acl_block", "root")]
 
+    def t_truncate():
+        # A device smaller than the file system (the loop device gets only this much).
+        n = rng.choice([1024, 1536, 2048, len(img) // 2, len(img) - bs])
+        del img[n:]
+        return "image truncated to %d bytes" % n
+
+    targeted.append(t_truncate)
     if rng.random() < 0.5:
         what = "random " + random_flip(pick([r for r in regions if regions[r]]))
     else:

@@ -45,4 +45,9 @@ while read -r name want; do
 		bad=1
 	fi
 done < /expected/ext2-images
+# Without -o ro, the mount is read-only all the same (the disks are read-only).
+mount -t rust_ext2 "$(disk ext2-1k)" /mnt/r || fail "mount without -o ro failed"
+opts=$(awk '$2 == "/mnt/r" { print $4 }' /proc/mounts)
+umount /mnt/r
+case "$opts" in ro,*|ro) echo "mount without -o ro: $opts" ;; *) fail "mount without -o ro: $opts" ;; esac
 [ $bad = 0 ] || fail "rust_ext2 differs from C ext2"

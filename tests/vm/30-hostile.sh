@@ -24,9 +24,9 @@ run() { # FSTYPE -> outcome word on stdout, details in /tmp/walk
 		echo clean
 	fi
 }
-while read -r idx seed base what; do
+while read -r idx seed base size what; do
 	echo "@@FUZZ-START $idx $seed" > /dev/console
-	dd if="$container" of=/tmp/f.img bs=1M skip=$((idx * 4)) count=4 2>/dev/null
+	dd if="$container" of=/tmp/f.img bs=512 skip=$((idx * 8192)) count=$((size / 512)) 2>/dev/null
 	losetup -r /dev/loop0 /tmp/f.img
 	r=$(run rust_ext2)
 	dmesg -c > /tmp/kr
@@ -67,6 +67,8 @@ for col in 4 5; do
 done
 echo "accept/refuse differences (rust_ext2 vs C ext2):"
 awk '{ r = ($4 ~ /^refused/); c = ($5 ~ /^refused/); if (r != c) print "  seed " $2 " (" $3 "): rust=" $4 " c=" $5 }' /tmp/outcomes
+echo "other differences (both mounted or both refused, different outcome):"
+awk '{ r = ($4 ~ /^refused/); c = ($5 ~ /^refused/); if (r == c && $4 != $5) print "  seed " $2 " (" $3 "): rust=" $4 " c=" $5 }' /tmp/outcomes
 # Coverage: each error message of the rust_ext2 source (expected/ext2-checks,
 # extracted on the host) should be printed by at least one image.
 reached=0 total=0 missing=

@@ -6,7 +6,7 @@
 //! [`include/linux/pagemap.h`](srctree/include/linux/pagemap.h) and
 //! [`include/linux/mpage.h`](srctree/include/linux/mpage.h)
 
-use super::{file::File, inode::INode, FileSystem};
+use super::{file::File, inode::INode, inode::NewINode, FileSystem};
 use crate::error::{code::*, from_result, Result};
 use crate::prelude::*;
 use crate::{bindings, types::Opaque};
@@ -53,6 +53,23 @@ impl<T: FileSystem> Folio<T> {
         unsafe {
             INode::from_raw((*(*self.as_ptr()).__bindgen_anon_1.__bindgen_anon_1.mapping).host)
         }
+    }
+}
+
+impl<T: FileSystem> NewINode<T> {
+    /// Sets the address space operations of the new inode's page cache (`i_mapping->a_ops`);
+    /// without this it keeps the empty default.
+    pub fn set_aops(&mut self, ops: Ops<T>) -> &mut Self {
+        // SAFETY: The inode is new and exclusively ours; its mapping is valid; the table is
+        // static.
+        unsafe {
+            let mapping = (*self.as_ptr()).i_mapping;
+            (*mapping).a_ops = ops.as_ptr();
+            if ops.large_folios() {
+                bindings::mapping_set_large_folios(mapping);
+            }
+        }
+        self
     }
 }
 

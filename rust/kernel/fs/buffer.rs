@@ -4,7 +4,10 @@
 //!
 //! C headers: [`include/linux/buffer_head.h`](srctree/include/linux/buffer_head.h)
 
-use crate::sync::aref::AlwaysRefCounted;
+use super::sb::{State, SuperBlock};
+use super::FileSystem;
+use crate::error::{code::*, Result};
+use crate::sync::aref::{ARef, AlwaysRefCounted};
 use crate::{bindings, types::Opaque};
 use core::ptr::NonNull;
 
@@ -54,3 +57,21 @@ unsafe impl AlwaysRefCounted for Head {
 unsafe impl Send for Head {}
 // SAFETY: As above, shared references only give read access to up-to-date data.
 unsafe impl Sync for Head {}
+
+impl<T: FileSystem, S: State> SuperBlock<T, S> {
+    /// Reads block number `block` (in units of the current block size) of the backing block
+    /// device through the buffer cache (`sb_bread`).
+    ///
+    /// Fails with `EIO` if the superblock has no block device or the block cannot be read.
+    pub fn bread(&self, block: u64) -> Result<ARef<Head>> {
+        // SAFETY: `s_bdev` of a valid superblock is NULL or valid for the superblock's life.
+        if unsafe { (*self.as_ptr()).s_bdev }.is_null() {
+            return Err(EIO);
+        }
+        // SAFETY: The superblock is valid and has a block device.
+        let bh = unsafe { bindings::sb_bread(self.as_ptr(), block) };
+        let bh = NonNull::new(bh).ok_or(EIO)?;
+        // SAFETY: `sb_bread` returned a buffer head with a reference that we now own.
+        Ok(unsafe { ARef::from_raw(bh.cast()) })
+    }
+}

@@ -4,7 +4,7 @@
 //!
 //! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h)
 
-use super::{address_space, dentry, dentry::DEntry, file, sb::SuperBlock, FileSystem};
+use super::{dentry, dentry::DEntry, sb::SuperBlock, FileSystem};
 use crate::error::{code::*, Result};
 use crate::prelude::*;
 use crate::str::CStrExt;
@@ -43,6 +43,29 @@ impl Type {
             Type::Sock => bindings::S_IFSOCK,
         }
     }
+}
+
+/// The file type bits of an inode mode (`S_IF*` of `include/uapi/linux/stat.h`), for file
+/// systems whose on-disk modes use the Linux encoding.
+pub mod mode {
+    use crate::bindings;
+
+    /// Mask of the file type bits.
+    pub const S_IFMT: u16 = bindings::S_IFMT as u16;
+    /// Unix-domain socket.
+    pub const S_IFSOCK: u16 = bindings::S_IFSOCK as u16;
+    /// Symbolic link.
+    pub const S_IFLNK: u16 = bindings::S_IFLNK as u16;
+    /// Regular file.
+    pub const S_IFREG: u16 = bindings::S_IFREG as u16;
+    /// Block device.
+    pub const S_IFBLK: u16 = bindings::S_IFBLK as u16;
+    /// Directory.
+    pub const S_IFDIR: u16 = bindings::S_IFDIR as u16;
+    /// Character device.
+    pub const S_IFCHR: u16 = bindings::S_IFCHR as u16;
+    /// Named pipe.
+    pub const S_IFIFO: u16 = bindings::S_IFIFO as u16;
 }
 
 /// A device number, as major and minor numbers.
@@ -164,9 +187,14 @@ unsafe impl<T: FileSystem> AlwaysRefCounted for INode<T> {
 
 /// An inode with the file system's per-inode data next to it, as allocated by the bindings'
 /// `alloc_inode`.
+///
+/// # Invariants
+///
+/// `data` is initialised if and only if `data_init` is true.
 #[repr(C)]
 pub(crate) struct INodeWithData<D> {
     data: MaybeUninit<D>,
+    data_init: bool,
     inode: bindings::inode,
 }
 
@@ -207,7 +235,11 @@ impl<D> INodeWithData<D> {
             return ptr::null_mut();
         }
         // SAFETY: `ptr` was just allocated with room for `Self`.
-        unsafe { &raw mut (*ptr).inode }
+        // INVARIANT: The data is not initialised yet.
+        unsafe {
+            (&raw mut (*ptr).data_init).write(false);
+            &raw mut (*ptr).inode
+        }
     }
 
     /// # Safety
@@ -215,15 +247,15 @@ impl<D> INodeWithData<D> {
     /// `free_inode` of `struct super_operations`: `inode` is an unused inode allocated by
     /// [`Self::alloc_inode_callback`].
     pub(crate) unsafe extern "C" fn free_inode_callback(inode: *mut bindings::inode) {
-        // SAFETY: The callback contract guarantees that `inode` is valid and unused.
-        let is_bad = unsafe { bindings::is_bad_inode(inode) };
         // SAFETY: All inodes of this file system are allocated by `alloc_inode_callback`, so
-        // `inode` is embedded in a `Self`.
+        // `inode` is embedded in a `Self`, which is unused now.
         let ptr = unsafe { crate::container_of!(inode, Self, inode) };
-        if !is_bad {
-            // SAFETY: Inodes that are not bad were initialised by `NewINode::init`, which
-            // writes the data; it is dropped only here.
-            unsafe { (*ptr).data.assume_init_drop() };
+        // SAFETY: As above; by the type invariants `data_init` says whether the data was
+        // initialised (by `NewINode::init`); it is dropped only here.
+        unsafe {
+            if (*ptr).data_init {
+                (*ptr).data.assume_init_drop();
+            }
         }
         // SAFETY: The object was allocated from this cache by `alloc_inode_callback`.
         unsafe {
@@ -256,6 +288,19 @@ impl<T: FileSystem> NewINode<T> {
         self.0.ino()
     }
 
+    /// Returns the raw pointer of the new inode, which only its owner may write to.
+    pub(crate) fn as_ptr(&self) -> *mut bindings::inode {
+        self.0.as_ptr()
+    }
+
+    /// Sets the inode operations of the new inode (`i_op`); without this it keeps the VFS
+    /// default (empty) table.
+    pub fn set_inode_ops(&mut self, ops: Ops<T>) -> &mut Self {
+        // SAFETY: The inode is new and exclusively ours; the table is static.
+        unsafe { (*self.as_ptr()).i_op = ops.as_ptr() };
+        self
+    }
+
     /// Initialises the new inode with `params` and unlocks it (`unlock_new_inode`).
     pub fn init(self, params: Params<T>) -> Result<ARef<INode<T>>> {
         let inode_ptr = self.0.as_ptr();
@@ -273,18 +318,6 @@ impl<T: FileSystem> NewINode<T> {
                 Type::Fifo | Type::Sock => bindings::init_special_inode(inode, mode, 0),
                 Type::Dir | Type::Reg | Type::Lnk => {}
             }
-            if let Some(fops) = params.file_ops {
-                inode.__bindgen_anon_3.i_fop = fops.as_ptr();
-            }
-            if let Some(iops) = params.inode_ops {
-                inode.i_op = iops.as_ptr();
-            }
-            if let Some(aops) = params.aops {
-                (*inode.i_mapping).a_ops = aops.as_ptr();
-                if aops.large_folios() {
-                    bindings::mapping_set_large_folios(inode.i_mapping);
-                }
-            }
             bindings::set_nlink(inode, params.nlink);
             bindings::i_uid_write(inode, params.uid);
             bindings::i_gid_write(inode, params.gid);
@@ -298,10 +331,10 @@ impl<T: FileSystem> NewINode<T> {
             inode.i_ctime_sec = params.ctime.secs;
             inode.i_ctime_nsec = params.ctime.nsecs;
 
-            // Written last: from here on the inode is initialised (free_inode drops the data of
-            // inodes that are not bad).
+            // INVARIANT: The data is written, then marked initialised; `free_inode` drops it.
             let outer = crate::container_of!(inode_ptr, INodeWithData<T::INodeData>, inode);
             (*outer).data.write(params.value);
+            (*outer).data_init = true;
 
             bindings::unlock_new_inode(inode);
         }
@@ -345,13 +378,6 @@ pub struct Params<T: FileSystem> {
     pub atime: Timespec,
     /// Generation number (for NFS file handles).
     pub generation: u32,
-    /// Inode operations (`i_op`); `None` keeps the VFS default (empty) table.
-    pub inode_ops: Option<Ops<T>>,
-    /// File operations (`i_fop`); `None` keeps the default (devices and fifos get theirs from
-    /// `init_special_inode`).
-    pub file_ops: Option<file::Ops<T>>,
-    /// Address space operations (`i_mapping->a_ops`); `None` keeps the empty default.
-    pub aops: Option<address_space::Ops<T>>,
     /// The file system's data for this inode.
     pub value: T::INodeData,
 }
@@ -367,7 +393,7 @@ pub enum Link<'a> {
 /// Operations of an inode: the Rust side of `struct inode_operations`.
 ///
 /// A file system builds one table per kind of inode (directories, symlinks, ...) with
-/// [`Ops::new`], and gives it to inodes in [`Params::inode_ops`].
+/// [`Ops::new`], and gives it to new inodes with [`NewINode::set_inode_ops`].
 #[vtable]
 pub trait INodeOperations {
     /// The file system that the inodes belong to.

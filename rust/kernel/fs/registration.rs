@@ -5,7 +5,7 @@
 //! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h) and
 //! [`include/linux/fs_context.h`](srctree/include/linux/fs_context.h)
 
-use super::{dentry, inode::INodeWithData, sb, sb::SuperBlock, xattr};
+use super::{dentry, inode::INodeWithData, sb, sb::SuperBlock};
 use crate::error::{code::*, from_result, to_result, Error, Result};
 use crate::prelude::*;
 use crate::str::CStrExt;
@@ -17,7 +17,7 @@ use core::{marker::PhantomData, marker::PhantomPinned, mem::size_of};
 ///
 /// It names the file system, says where its superblocks come from ([`sb::Type`]), carries the
 /// super operations table and fills new superblocks. The other operations tables are chosen per
-/// inode, when the inode is created (see [`inode::Params`](super::inode::Params)).
+/// inode, when the inode is created (see [`NewINode`](super::inode::NewINode)).
 pub trait FileSystem: Sized + Send + Sync + 'static {
     /// Data stored in each superblock (`s_fs_info`).
     type Data: Send + Sync;
@@ -35,9 +35,6 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
     ///
     /// Built with [`sb::Ops::new`] from a type implementing [`sb::SuperOperations`].
     const SUPER_OPERATIONS: sb::Ops<Self>;
-
-    /// The extended attribute handlers (`s_xattr`); none by default.
-    const XATTR_HANDLERS: xattr::Handlers<Self> = xattr::Handlers::NONE;
 
     /// Fills a new superblock: reads and checks what is needed and returns the superblock's
     /// parameters and data (`fill_super` in C).
@@ -151,6 +148,9 @@ impl Registration {
             // SAFETY: The C callback API guarantees that `fc_ptr` is valid.
             let fc = unsafe { &mut *fc_ptr };
             fc.ops = &Tables::<T>::CONTEXT;
+            // Rust file systems are read-only: mounts (and the block device) are, even without
+            // `-o ro`.
+            fc.sb_flags |= bindings::SB_RDONLY as u32;
             Ok(0)
         })
     }
@@ -268,7 +268,6 @@ impl<T: FileSystem> Tables<T> {
             // newly-created superblock.
             unsafe {
                 (*sb_ptr).s_op = T::SUPER_OPERATIONS.as_ptr();
-                (*sb_ptr).s_xattr = T::XATTR_HANDLERS.as_ptr();
                 (*sb_ptr).s_flags |= bindings::SB_RDONLY;
             }
 

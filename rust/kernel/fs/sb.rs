@@ -5,7 +5,7 @@
 //! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h) and
 //! [`include/linux/fs/super_types.h`](srctree/include/linux/fs/super_types.h)
 
-use super::{buffer, dentry::DEntry, inode, inode::INode, FileSystem};
+use super::{dentry::DEntry, inode, inode::INode, FileSystem};
 use crate::error::{code::*, from_result, Result};
 use crate::prelude::*;
 use crate::sync::aref::ARef;
@@ -110,22 +110,6 @@ impl<T: FileSystem, S: State> SuperBlock<T, S> {
             }
             bindings::bdev_nr_bytes(bdev).max(0) as u64
         }
-    }
-
-    /// Reads block number `block` (in units of the current block size) of the backing block
-    /// device through the buffer cache (`sb_bread`).
-    ///
-    /// Fails with `EIO` if the superblock has no block device or the block cannot be read.
-    pub fn bread(&self, block: u64) -> Result<ARef<buffer::Head>> {
-        // SAFETY: `s_bdev` of a valid superblock is NULL or valid for the superblock's life.
-        if unsafe { (*self.as_ptr()).s_bdev }.is_null() {
-            return Err(EIO);
-        }
-        // SAFETY: The superblock is valid and has a block device.
-        let bh = unsafe { bindings::sb_bread(self.as_ptr(), block) };
-        let bh = NonNull::new(bh).ok_or(EIO)?;
-        // SAFETY: `sb_bread` returned a buffer head with a reference that we now own.
-        Ok(unsafe { ARef::from_raw(bh.cast()) })
     }
 }
 

@@ -4,7 +4,7 @@
 //!
 //! C headers: [`include/linux/xattr.h`](srctree/include/linux/xattr.h)
 
-use super::{dentry::DEntry, inode::INode, FileSystem};
+use super::{dentry::DEntry, inode::INode, sb, sb::SuperBlock, FileSystem};
 use crate::bindings;
 use crate::error::{code::*, from_result, Result};
 use crate::prelude::*;
@@ -123,6 +123,14 @@ impl<T: FileSystem> Handlers<T> {
     /// Returns the raw NULL-terminated array.
     pub(crate) const fn as_ptr(&self) -> *const *const bindings::xattr_handler {
         self.0
+    }
+}
+
+impl<T: FileSystem> SuperBlock<T, sb::New> {
+    /// Sets the extended attribute handlers of the new superblock (`s_xattr`).
+    pub fn set_xattr_handlers(&mut self, handlers: Handlers<T>) {
+        // SAFETY: The superblock is being filled and exclusively ours; the list is static.
+        unsafe { (*self.as_ptr()).s_xattr = handlers.as_ptr() };
     }
 }
 

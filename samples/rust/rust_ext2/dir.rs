@@ -29,9 +29,10 @@ pub(crate) struct DirEntry<'a> {
     pub(crate) name: &'a [u8],
 }
 
-/// Decodes `rec_len` (`ext2_rec_len_from_disk`): 64 KiB blocks store 65536 as 0 or 65535.
+/// Decodes `rec_len` (`ext2_rec_len_from_disk`): with 64 KiB pages (and so possibly 64 KiB
+/// blocks), 65535 stands for 65536.
 fn rec_len_from_disk(v: u16) -> usize {
-    if v == 0xffff || v == 0 {
+    if kernel::page::PAGE_SIZE >= 1 << 16 && v == 0xffff {
         1 << 16
     } else {
         v.into()

@@ -8,7 +8,7 @@ use crate::{dir, namei, symlink, xattr};
 use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, LockedFolio};
 use kernel::fs::dentry::DEntry;
 use kernel::fs::file::{self, File};
-use kernel::fs::inode::{self, Dev, INode, INodeOperations, Timespec, Type};
+use kernel::fs::inode::{self, mode, Dev, INode, INodeOperations, Timespec, Type};
 use kernel::fs::sb::SuperBlock;
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
@@ -30,7 +30,7 @@ pub(crate) struct Ext2Inode {
 impl Ext2Inode {
     /// Whether this is a directory.
     pub(crate) fn is_dir(&self) -> bool {
-        u32::from(self.mode) & kernel::bindings::S_IFMT == kernel::bindings::S_IFDIR
+        self.mode & mode::S_IFMT == mode::S_IFDIR
     }
 }
 
@@ -184,7 +184,7 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
         pr_err!("rust_ext2: error: bad inode number: {}\n", ino);
         return Err(EINVAL);
     }
-    let new = match sb.get_or_create_inode(ino)? {
+    let mut new = match sb.get_or_create_inode(ino)? {
         inode::Lookup::Existing(inode) => return Ok(inode),
         inode::Lookup::New(new) => new,
     };
@@ -228,9 +228,9 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
         );
         return Err(EUCLEAN);
     }
-    let fmt = u32::from(mode) & kernel::bindings::S_IFMT;
+    let fmt = mode & mode::S_IFMT;
     let mut size = i64::from(le32(raw, defs::ino::SIZE));
-    if fmt == kernel::bindings::S_IFREG {
+    if fmt == mode::S_IFREG {
         size |= i64::from(le32(raw, defs::ino::SIZE_HIGH)) << 32;
     }
     if size < 0 {
@@ -255,19 +255,19 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
 
     let mut fast_link = None;
     let (typ, iops, fops, aops) = match fmt {
-        kernel::bindings::S_IFREG => (
+        mode::S_IFREG => (
             Type::Reg,
-            Some(FILE_IOPS),
+            FILE_IOPS,
             Some(file::Ops::generic_ro()),
             Some(FILE_AOPS),
         ),
-        kernel::bindings::S_IFDIR => (
+        mode::S_IFDIR => (
             Type::Dir,
-            Some(namei::DIR_IOPS),
+            namei::DIR_IOPS,
             Some(dir::DIR_FOPS),
             Some(FILE_AOPS),
         ),
-        kernel::bindings::S_IFLNK => {
+        mode::S_IFLNK => {
             let ea_blocks = if file_acl != 0 { s.block_size >> 9 } else { 0 };
             if blocks.wrapping_sub(ea_blocks) == 0 {
                 // Fast symlink: the target is in i_block.
@@ -277,26 +277,26 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
                     *c = defs::byte(raw, defs::ino::BLOCK + k);
                 }
                 fast_link = Some(t);
-                (Type::Lnk, Some(symlink::FAST_IOPS), None, None)
+                (Type::Lnk, symlink::FAST_IOPS, None, None)
             } else {
-                (Type::Lnk, Some(symlink::SLOW_IOPS), None, Some(FILE_AOPS))
+                (Type::Lnk, symlink::SLOW_IOPS, None, Some(FILE_AOPS))
             }
         }
-        kernel::bindings::S_IFCHR | kernel::bindings::S_IFBLK => {
+        mode::S_IFCHR | mode::S_IFBLK => {
             let dev = if block[0] != 0 {
                 Dev::from_old(block[0] as u16)
             } else {
                 Dev::from_new(block[1])
             };
-            let typ = if fmt == kernel::bindings::S_IFCHR {
+            let typ = if fmt == mode::S_IFCHR {
                 Type::Chr(dev)
             } else {
                 Type::Blk(dev)
             };
-            (typ, Some(FILE_IOPS), None, None)
+            (typ, FILE_IOPS, None, None)
         }
-        kernel::bindings::S_IFIFO => (Type::Fifo, Some(FILE_IOPS), None, None),
-        kernel::bindings::S_IFSOCK => (Type::Sock, Some(FILE_IOPS), None, None),
+        mode::S_IFIFO => (Type::Fifo, FILE_IOPS, None, None),
+        mode::S_IFSOCK => (Type::Sock, FILE_IOPS, None, None),
         _ => {
             pr_err!("rust_ext2: error: inode {} has bad mode 0{:o}\n", ino, mode);
             return Err(EUCLEAN);
@@ -304,6 +304,13 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
     };
     drop(bh);
 
+    new.set_inode_ops(iops);
+    if let Some(fops) = fops {
+        new.set_file_ops(fops);
+    }
+    if let Some(aops) = aops {
+        new.set_aops(aops);
+    }
     new.init(inode::Params {
         typ,
         mode: mode & 0o7777,
@@ -316,9 +323,6 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
         mtime,
         atime,
         generation,
-        inode_ops: iops,
-        file_ops: fops,
-        aops,
         value: Ext2Inode {
             block,
             file_acl,

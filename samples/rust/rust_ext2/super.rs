@@ -103,13 +103,13 @@ impl kernel::fs::FileSystem for Ext2Fs {
     const NAME: &'static CStr = c"rust_ext2";
     const SUPER_TYPE: sb::Type = sb::Type::BlockDev;
     const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
-    const XATTR_HANDLERS: kernel::fs::xattr::Handlers<Self> = xattr::HANDLERS;
 
     fn fill_super(sb: &mut SuperBlock<Self, sb::New>) -> Result<sb::Params<Ext2Sb>> {
         let mut blocksize = sb.min_blocksize(1024);
         if blocksize == 0 {
             return Err(mount_err!("unable to set blocksize"));
         }
+        sb.set_xattr_handlers(xattr::HANDLERS);
         let raw = read_super(sb, blocksize)?;
         if le16(&raw, defs::sb::MAGIC) != defs::EXT2_SUPER_MAGIC {
             return Err(mount_err!("can't find an ext2 filesystem on dev"));

@@ -7,7 +7,7 @@
 use super::{File, Offset};
 use crate::bindings;
 use crate::error::{from_result, Result};
-use crate::fs::{inode::INode, FileSystem};
+use crate::fs::{inode::INode, inode::NewINode, FileSystem};
 use crate::prelude::*;
 use core::marker::PhantomData;
 
@@ -34,6 +34,16 @@ impl<T: FileSystem> File<T> {
         // SAFETY: The file is valid; typed files are handed out only inside file operations,
         // where no `fdget_pos` without `f_pos_lock` is active on other threads.
         unsafe { File::from_raw_file(self.inner.get()) }
+    }
+}
+
+impl<T: FileSystem> NewINode<T> {
+    /// Sets the file operations of the new inode (`i_fop`); without this it keeps the default
+    /// (devices and fifos get theirs when they are initialised).
+    pub fn set_file_ops(&mut self, ops: Ops<T>) -> &mut Self {
+        // SAFETY: The inode is new and exclusively ours; the table is static.
+        unsafe { (*self.as_ptr()).__bindgen_anon_3.i_fop = ops.as_ptr() };
+        self
     }
 }
 
