@@ -22,9 +22,9 @@ const INDEX_TRUSTED: u8 = 4;
 const INDEX_SECURITY: u8 = 6;
 
 pub(crate) const HANDLERS: Handlers<Ext2Fs> = Handlers::new(&[
-    Some(Handler::new::<UserHandler>()),
-    Some(Handler::new::<TrustedHandler>()),
-    Some(Handler::new::<SecurityHandler>()),
+    Some(Handler::new::<NsHandler<User>>()),
+    Some(Handler::new::<NsHandler<Trusted>>()),
+    Some(Handler::new::<NsHandler<Security>>()),
     None,
 ]);
 
@@ -122,9 +122,9 @@ pub(crate) fn list(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
     let mut len = 0usize;
     for_each_entry(inode, bh.data(), |e| {
         let prefix: &[u8] = match e.index {
-            INDEX_USER if user => b"user.",
-            INDEX_TRUSTED if kernel::fs::xattr::trusted_list_allowed() => b"trusted.",
-            INDEX_SECURITY => b"security.",
+            INDEX_USER if user => User::PREFIX.to_bytes(),
+            INDEX_TRUSTED if kernel::fs::xattr::trusted_list_allowed() => Trusted::PREFIX.to_bytes(),
+            INDEX_SECURITY => Security::PREFIX.to_bytes(),
             _ => return Ok(None::<()>),
         };
         let size = prefix.len() + e.name.len() + 1;
@@ -142,12 +142,44 @@ pub(crate) fn list(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
     Ok(len)
 }
 
-struct UserHandler;
+/// A name space of ext2 attributes: its prefix and on-disk index.
+trait Namespace {
+    const PREFIX: &'static CStr;
+    const INDEX: u8;
+    /// Whether the namespace is enabled on this superblock (`user_xattr` for `user.`).
+    fn enabled(_inode: &INode<Ext2Fs>) -> bool {
+        true
+    }
+}
+
+struct User;
+impl Namespace for User {
+    const PREFIX: &'static CStr = c"user.";
+    const INDEX: u8 = INDEX_USER;
+    fn enabled(inode: &INode<Ext2Fs>) -> bool {
+        inode.super_block().data().user_xattr
+    }
+}
+
+struct Trusted;
+impl Namespace for Trusted {
+    const PREFIX: &'static CStr = c"trusted.";
+    const INDEX: u8 = INDEX_TRUSTED;
+}
+
+struct Security;
+impl Namespace for Security {
+    const PREFIX: &'static CStr = c"security.";
+    const INDEX: u8 = INDEX_SECURITY;
+}
+
+/// The handler of namespace `N` (`ext2_xattr_{user,trusted,security}_handler`).
+struct NsHandler<N>(core::marker::PhantomData<N>);
 
 #[vtable]
-impl XattrHandler for UserHandler {
+impl<N: Namespace> XattrHandler for NsHandler<N> {
     type FileSystem = Ext2Fs;
-    const PREFIX: &'static CStr = c"user.";
+    const PREFIX: &'static CStr = N::PREFIX;
 
     fn get(
         _dentry: Option<&DEntry<Ext2Fs>>,
@@ -155,43 +187,9 @@ impl XattrHandler for UserHandler {
         name: &[u8],
         buf: &mut [u8],
     ) -> Result<usize> {
-        if !inode.super_block().data().user_xattr {
+        if !N::enabled(inode) {
             return Err(EOPNOTSUPP);
         }
-        get(inode, INDEX_USER, name, buf)
-    }
-}
-
-struct TrustedHandler;
-
-#[vtable]
-impl XattrHandler for TrustedHandler {
-    type FileSystem = Ext2Fs;
-    const PREFIX: &'static CStr = c"trusted.";
-
-    fn get(
-        _dentry: Option<&DEntry<Ext2Fs>>,
-        inode: &INode<Ext2Fs>,
-        name: &[u8],
-        buf: &mut [u8],
-    ) -> Result<usize> {
-        get(inode, INDEX_TRUSTED, name, buf)
-    }
-}
-
-struct SecurityHandler;
-
-#[vtable]
-impl XattrHandler for SecurityHandler {
-    type FileSystem = Ext2Fs;
-    const PREFIX: &'static CStr = c"security.";
-
-    fn get(
-        _dentry: Option<&DEntry<Ext2Fs>>,
-        inode: &INode<Ext2Fs>,
-        name: &[u8],
-        buf: &mut [u8],
-    ) -> Result<usize> {
-        get(inode, INDEX_SECURITY, name, buf)
+        get(inode, N::INDEX, name, buf)
     }
 }
