@@ -250,8 +250,9 @@ impl<T: FileSystem> Ops<T> {
 
             /// # Safety
             ///
-            /// `read_folio` of `struct address_space_operations`: `folio` is a valid, locked folio of
-            /// a mapping whose inode got this table, and `file` is NULL or the file it is read through.
+            /// `read_folio` of `struct address_space_operations`: `folio` is a valid, locked folio
+            /// of a mapping whose inode got this table, and `file` is NULL or the file it is read
+            /// through.
             unsafe extern "C" fn read_folio_callback(
                 file: *mut bindings::file,
                 folio: *mut bindings::folio,
@@ -269,8 +270,8 @@ impl<T: FileSystem> Ops<T> {
 
             /// # Safety
             ///
-            /// `readahead` of `struct address_space_operations`: `ractl` is a valid readahead request
-            /// on a mapping whose inode got this table.
+            /// `readahead` of `struct address_space_operations`: `ractl` is a valid readahead
+            /// request on a mapping whose inode got this table.
             unsafe extern "C" fn readahead_callback(ractl: *mut bindings::readahead_control) {
                 let mut ractl = ReadaheadControl(ractl, PhantomData);
                 U::readahead(&mut ractl);

@@ -460,8 +460,8 @@ impl<T: FileSystem> Ops<T> {
 
             /// # Safety
             ///
-            /// `lookup` of `struct inode_operations`: `parent_ptr` is a valid, locked directory inode
-            /// of `T` and `dentry` a valid dentry being looked up in it.
+            /// `lookup` of `struct inode_operations`: `parent_ptr` is a valid, locked directory
+            /// inode of `T` and `dentry` a valid dentry being looked up in it.
             unsafe extern "C" fn lookup_callback(
                 parent_ptr: *mut bindings::inode,
                 dentry: *mut bindings::dentry,
@@ -482,8 +482,9 @@ impl<T: FileSystem> Ops<T> {
 
             /// # Safety
             ///
-            /// `get_link` of `struct inode_operations`: `inode_ptr` is a valid symlink inode of `T`,
-            /// `dentry_ptr` is NULL (RCU walk) or its dentry, `delayed_call` is valid for write.
+            /// `get_link` of `struct inode_operations`: `inode_ptr` is a valid symlink inode of
+            /// `T`, `dentry_ptr` is NULL (RCU walk) or its dentry, `delayed_call` is valid for
+            /// write.
             unsafe extern "C" fn get_link_callback(
                 dentry_ptr: *mut bindings::dentry,
                 inode_ptr: *mut bindings::inode,

@@ -274,7 +274,8 @@ impl<T: FileSystem> Ops<T> {
 
             /// # Safety
             ///
-            /// `put_super` of `struct super_operations`: `sb_ptr` is a valid, filled superblock of `T`.
+            /// `put_super` of `struct super_operations`: `sb_ptr` is a valid, filled superblock of
+            /// `T`.
             unsafe extern "C" fn put_super_callback(sb_ptr: *mut bindings::super_block) {
                 // SAFETY: The callback contract guarantees that `sb_ptr` is a valid superblock;
                 // `put_super` is only called on superblocks that were fully filled, whose
@@ -285,8 +286,8 @@ impl<T: FileSystem> Ops<T> {
 
             /// # Safety
             ///
-            /// `statfs` of `struct super_operations`: `dentry` is a valid dentry of a mounted superblock
-            /// of `T` and `buf` is valid for write.
+            /// `statfs` of `struct super_operations`: `dentry` is a valid dentry of a mounted
+            /// superblock of `T` and `buf` is valid for write.
             unsafe extern "C" fn statfs_callback(
                 dentry: *mut bindings::dentry,
                 buf: *mut bindings::kstatfs,

@@ -60,8 +60,8 @@ impl<T: FileSystem> Handler<T> {
 
             /// # Safety
             ///
-            /// `get` of `struct xattr_handler`: `inode` is a valid inode of `T` (`dentry` is NULL or
-            /// its dentry), `name` a valid C string and `buffer` NULL or valid for `size` bytes.
+            /// `get` of `struct xattr_handler`: `inode` is a valid inode of `T` (`dentry` is NULL
+            /// or its dentry), `name` a valid C string and `buffer` NULL or valid for `size` bytes.
             unsafe extern "C" fn get_callback(
                 _handler: *const bindings::xattr_handler,
                 dentry: *mut bindings::dentry,

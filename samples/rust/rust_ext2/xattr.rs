@@ -123,7 +123,9 @@ pub(crate) fn list(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
     for_each_entry(inode, bh.data(), |e| {
         let prefix: &[u8] = match e.index {
             INDEX_USER if user => User::PREFIX.to_bytes(),
-            INDEX_TRUSTED if kernel::fs::xattr::trusted_list_allowed() => Trusted::PREFIX.to_bytes(),
+            INDEX_TRUSTED if kernel::fs::xattr::trusted_list_allowed() => {
+                Trusted::PREFIX.to_bytes()
+            }
             INDEX_SECURITY => Security::PREFIX.to_bytes(),
             _ => return Ok(None::<()>),
         };
