@@ -134,3 +134,13 @@ __rust_helper loff_t rust_helper_bdev_nr_bytes(struct block_device *bdev)
 {
 	return bdev_nr_bytes(bdev);
 }
+
+__rust_helper bool rust_helper_folio_test_checked(const struct folio *folio)
+{
+	return folio_test_checked(folio);
+}
+
+__rust_helper void rust_helper_folio_set_checked(struct folio *folio)
+{
+	folio_set_checked(folio);
+}

@@ -226,6 +226,12 @@ static int list(int fd, struct ent **out, int bufsz, long long stop_after, long 
 
 	for (;;) {
 		nread = syscall(SYS_getdents64, fd, buf, bufsz);
+		if (nread < 0 && errno == EINVAL && bufsz < 4096) {
+			/* The next entry does not fit (a long name): a bigger buffer. */
+			bufsz *= 2;
+			buf = realloc(buf, bufsz);
+			continue;
+		}
 		if (nread < 0) {
 			free(buf);
 			*out = e;

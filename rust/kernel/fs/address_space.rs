@@ -7,10 +7,11 @@
 //! [`include/linux/mpage.h`](srctree/include/linux/mpage.h)
 
 use super::{file::File, inode::INode, inode::NewINode, FileSystem};
-use crate::error::{code::*, from_result, Result};
+use crate::error::{code::*, from_err_ptr, from_result, Result};
 use crate::prelude::*;
+use crate::sync::aref::{ARef, AlwaysRefCounted};
 use crate::{bindings, types::Opaque};
-use core::marker::PhantomData;
+use core::{marker::PhantomData, ptr::NonNull};
 
 /// A folio of the page cache of an inode of file system `T`.
 ///
@@ -46,6 +47,43 @@ impl<T: FileSystem> Folio<T> {
         unsafe { bindings::folio_test_uptodate(self.as_ptr()) }
     }
 
+    /// Returns whether the folio is marked as checked (`PG_checked`): file systems use it to
+    /// remember that they validated the metadata in it (as `ext2_check_folio` does).
+    pub fn test_checked(&self) -> bool {
+        // SAFETY: The folio is valid by the type invariants.
+        unsafe { bindings::folio_test_checked(self.as_ptr()) }
+    }
+
+    /// Marks the folio as checked (`folio_set_checked`).
+    pub fn set_checked(&self) {
+        // SAFETY: The folio is valid by the type invariants; the flag is set atomically.
+        unsafe { bindings::folio_set_checked(self.as_ptr()) };
+    }
+
+    /// Runs `f` on the bytes of an up-to-date folio from `offset` to the end of the page that
+    /// contains it (mapping the page with `kmap_local_folio`).
+    ///
+    /// Fails with `EINVAL` if `offset` is not within the folio and with `EIO` if the folio is
+    /// not up to date.
+    pub fn with_page<R>(&self, offset: usize, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
+        if offset >= self.size() {
+            return Err(EINVAL);
+        }
+        if !self.test_uptodate() {
+            return Err(EIO);
+        }
+        let len = bindings::PAGE_SIZE - offset % bindings::PAGE_SIZE;
+        // SAFETY: The folio is valid and referenced, and `offset` is within it.
+        let ptr = unsafe { bindings::kmap_local_folio(self.as_ptr(), offset) };
+        // SAFETY: `ptr` maps the page containing `offset` up to its end, `len` bytes. The folio
+        // is up to date, so its contents only change through writes, which read-only mappings
+        // do not get.
+        let ret = f(unsafe { core::slice::from_raw_parts(ptr.cast::<u8>(), len) });
+        // SAFETY: `ptr` was returned by `kmap_local_folio` above.
+        unsafe { bindings::kunmap_local(ptr) };
+        Ok(ret)
+    }
+
     /// Returns the inode whose page cache the folio is in.
     pub fn inode(&self) -> &INode<T> {
         // SAFETY: A locked folio being read has a stable mapping, whose host is an inode of `T`
@@ -70,6 +108,39 @@ impl<T: FileSystem> NewINode<T> {
             }
         }
         self
+    }
+}
+
+// SAFETY: Folios are always reference counted (`folio_get`/`folio_put`).
+unsafe impl<T: FileSystem> AlwaysRefCounted for Folio<T> {
+    fn inc_ref(&self) {
+        // SAFETY: The existence of a shared reference means that the refcount is nonzero.
+        unsafe { bindings::folio_get(self.as_ptr()) };
+    }
+
+    unsafe fn dec_ref(obj: NonNull<Self>) {
+        // SAFETY: The safety requirements guarantee that the refcount is nonzero.
+        unsafe { bindings::folio_put(obj.cast().as_ptr()) }
+    }
+}
+
+impl<T: FileSystem> INode<T> {
+    /// Returns folio number `index` of the inode's page cache, reading it with the inode's
+    /// [`AddressSpaceOperations`] if needed (`read_mapping_folio`). The folio is up to date.
+    pub fn read_mapping_folio(&self, index: u64) -> Result<ARef<Folio<T>>> {
+        let index = usize::try_from(index).map_err(|_| EINVAL)?;
+        // SAFETY: The inode is valid, and so is its mapping; a NULL file is allowed.
+        let folio = from_err_ptr(unsafe {
+            bindings::read_cache_folio(
+                (*self.as_ptr()).i_mapping,
+                index,
+                None,
+                core::ptr::null_mut(),
+            )
+        })?;
+        let folio = NonNull::new(folio).ok_or(EIO)?;
+        // SAFETY: `read_cache_folio` returned a referenced folio of this inode's mapping.
+        Ok(unsafe { ARef::from_raw(folio.cast()) })
     }
 }
 

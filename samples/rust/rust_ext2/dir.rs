@@ -3,9 +3,8 @@
 //! Directories: `ext2_dir_entry_2` records, their checks and readdir (`fs/ext2/dir.c`).
 
 use crate::defs::{self, byte, le16, le32};
-use crate::inode::map_blocks;
 use crate::superblock::Ext2Fs;
-use kernel::fs::buffer;
+use kernel::fs::address_space::Folio;
 use kernel::fs::file::{self, DirEmitter, DirEntryType, File, FileOperations};
 use kernel::fs::inode::INode;
 use kernel::prelude::*;
@@ -39,36 +38,49 @@ fn rec_len_from_disk(v: u16) -> usize {
     }
 }
 
-/// Reads and checks block `n` of directory `dir` (`ext2_get_folio` + `ext2_check_folio`).
-///
-/// Returns `None` for a hole (C ext2 reads holes as zeroes, which fail the checks: the same
-/// `EIO` is returned for them).
-pub(crate) fn dir_block(dir: &INode<Ext2Fs>, n: u64) -> Result<ARef<buffer::Head>> {
-    let sb = dir.super_block();
-    let s = sb.data();
-    let bs = s.block_size as usize;
-    let Some((phys, _)) = map_blocks(dir, n, 1)? else {
-        pr_err!(
-            "rust_ext2: error: ext2_check_folio: directory #{} contains a hole at offset {}\n",
-            dir.ino(),
-            n * bs as u64
-        );
-        return Err(EIO);
-    };
-    let bh = sb.bread(phys)?;
-    let data = bh.data();
+/// Page size: directories are read through their page cache, a page at a time, as in C.
+const PAGE: usize = kernel::page::PAGE_SIZE;
+
+/// Logs a directory check failure and returns `EIO`.
+fn bad_dir(dir: &INode<Ext2Fs>, what: core::fmt::Arguments<'_>) -> Error {
+    pr_err!(
+        "rust_ext2: error: ext2_check_folio: {} in directory #{}\n",
+        what,
+        dir.ino()
+    );
+    EIO
+}
+
+/// Checks the records of a directory page (`ext2_check_folio`).
+fn check_page(dir: &INode<Ext2Fs>, pos: u64, d: &[u8]) -> Result {
+    let s = dir.super_block().data();
+    let chunk = s.block_size as usize;
+    let size = dir.size().max(0) as u64;
+    let mut limit = PAGE;
+    if size < pos + PAGE as u64 {
+        limit = (size - pos) as usize;
+        if limit & (chunk - 1) != 0 {
+            return Err(bad_dir(
+                dir,
+                format_args!("size of directory is not a multiple of chunk size"),
+            ));
+        }
+        if limit == 0 {
+            return Ok(());
+        }
+    }
     let mut offs = 0;
-    while offs < bs {
-        let rec_len = rec_len_from_disk(le16(data, offs + 4));
-        let name_len = usize::from(byte(data, offs + 6));
-        let ino = le32(data, offs);
+    while offs + rec_len_for(1) <= limit {
+        let rec_len = rec_len_from_disk(le16(d, offs + 4));
+        let name_len = usize::from(byte(d, offs + 6));
+        let ino = le32(d, offs);
         let err = if rec_len < rec_len_for(1) {
             Some("rec_len is smaller than minimal")
         } else if rec_len & 3 != 0 {
             Some("unaligned directory entry")
         } else if rec_len < rec_len_for(name_len) {
             Some("rec_len is too small for name_len")
-        } else if offs + rec_len > bs {
+        } else if ((offs + rec_len - 1) ^ offs) & !(chunk - 1) != 0 {
             Some("directory entry across blocks")
         } else if ino > s.inodes_count {
             Some("inode out of bounds")
@@ -76,20 +88,49 @@ pub(crate) fn dir_block(dir: &INode<Ext2Fs>, n: u64) -> Result<ARef<buffer::Head
             None
         };
         if let Some(e) = err {
-            pr_err!(
-                "rust_ext2: error: ext2_check_folio: bad entry in directory #{}: {} - offset={}, inode={}, rec_len={}, name_len={}\n",
-                dir.ino(),
-                e,
-                n * bs as u64 + offs as u64,
-                ino,
-                rec_len,
-                name_len
-            );
-            return Err(EIO);
+            return Err(bad_dir(
+                dir,
+                format_args!(
+                    "bad entry: {} - offset={}, inode={}, rec_len={}, name_len={}",
+                    e,
+                    pos + offs as u64,
+                    ino,
+                    rec_len,
+                    name_len
+                ),
+            ));
         }
         offs += rec_len;
     }
-    Ok(bh)
+    if offs != limit {
+        return Err(bad_dir(
+            dir,
+            format_args!(
+                "entry spans the page boundary - offset={}",
+                pos + offs as u64
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Returns page `n` of directory `dir`, checked once (`ext2_get_folio`).
+pub(crate) fn dir_page(dir: &INode<Ext2Fs>, n: u64) -> Result<ARef<Folio<Ext2Fs>>> {
+    let folio = dir.read_mapping_folio(n)?;
+    if folio.size() != PAGE {
+        return Err(EIO);
+    }
+    if !folio.test_checked() {
+        folio.with_page(0, |d| check_page(dir, n * PAGE as u64, d))??;
+        folio.set_checked();
+    }
+    Ok(folio)
+}
+
+/// Number of bytes of page `n` that are in the directory (`ext2_last_byte`).
+pub(crate) fn last_byte(dir: &INode<Ext2Fs>, n: u64) -> usize {
+    let size = dir.size().max(0) as u64;
+    (size.saturating_sub(n * PAGE as u64)).min(PAGE as u64) as usize
 }
 
 /// Returns the entry at byte `offs` of a checked directory block.
@@ -105,13 +146,9 @@ pub(crate) fn entry_at(data: &[u8], offs: usize) -> DirEntry<'_> {
     }
 }
 
-/// Number of blocks of directory `dir` (`dir_pages` in blocks).
-pub(crate) fn dir_blocks(dir: &INode<Ext2Fs>) -> u64 {
-    let bs = u64::from(dir.super_block().data().block_size);
-    (dir.size().max(0) as u64)
-        .checked_next_multiple_of(bs)
-        .and_then(|n| n.checked_div(bs))
-        .unwrap_or(0)
+/// Number of pages of directory `dir` (`dir_pages`).
+pub(crate) fn dir_pages(dir: &INode<Ext2Fs>) -> u64 {
+    (dir.size().max(0) as u64).div_ceil(PAGE as u64)
 }
 
 /// Converts an on-disk file type to a `d_type` (`ext2_filetype_table`).
@@ -141,38 +178,61 @@ impl FileOperations for DirOps {
     fn read_dir(file: &File<Ext2Fs>, emitter: &mut DirEmitter) -> Result {
         let dir = file.inode();
         let s = dir.super_block().data();
-        let bs = u64::from(s.block_size);
+        let chunk = s.block_size as usize;
         let size = dir.size().max(0) as u64;
         let has_filetype = s.has_filetype();
         let pos = u64::try_from(emitter.pos()).map_err(|_| EINVAL)?;
         if pos > size.saturating_sub(rec_len_for(1) as u64) {
             return Ok(());
         }
-        let mut n = pos / bs;
-        let mut offset = (pos % bs) as usize;
-        while n < dir_blocks(dir) {
-            let bh = dir_block(dir, n)?;
-            let data = bh.data();
-            // Resume at the first record at or after `offset` (`ext2_validate_entry`).
-            let mut p = 0;
-            while p < offset {
-                let e = entry_at(data, p);
-                p += e.rec_len;
-            }
-            if p != offset {
-                emitter.set_pos((n * bs + p as u64) as i64);
-            }
-            while p < bs as usize {
-                let e = entry_at(data, p);
-                if e.ino != 0 {
-                    let t = dirent_type(has_filetype, e.file_type);
-                    if !emitter.emit(e.rec_len as i64, e.name, e.ino.into(), t) {
-                        return Ok(());
-                    }
-                } else {
-                    emitter.set_pos(emitter.pos() + e.rec_len as i64);
+        let mut n = pos / PAGE as u64;
+        let mut offset = (pos % PAGE as u64) as usize;
+        while n < dir_pages(dir) {
+            let folio = match dir_page(dir, n) {
+                Ok(f) => f,
+                Err(e) => {
+                    pr_err!(
+                        "rust_ext2: error: ext2_readdir: bad page in #{}\n",
+                        dir.ino()
+                    );
+                    emitter.set_pos(emitter.pos() + (PAGE - offset) as i64);
+                    return Err(e);
                 }
-                p += e.rec_len;
+            };
+            let last = last_byte(dir, n);
+            let done = folio.with_page(0, |d| -> Result<bool> {
+                // Resume at the first record at or after `offset` (`ext2_validate_entry`).
+                let mut p = offset & !(chunk - 1);
+                while p < offset {
+                    let rl = entry_at(d, p).rec_len;
+                    if rl == 0 {
+                        break;
+                    }
+                    p += rl;
+                }
+                if p != offset {
+                    emitter.set_pos((n * PAGE as u64 + p as u64) as i64);
+                }
+                while p + rec_len_for(1) <= last {
+                    let e = entry_at(d, p);
+                    if e.rec_len == 0 {
+                        pr_err!("rust_ext2: error: ext2_readdir: zero-length directory entry\n");
+                        return Err(EIO);
+                    }
+                    if e.ino != 0 {
+                        let t = dirent_type(has_filetype, e.file_type);
+                        if !emitter.emit(e.rec_len as i64, e.name, e.ino.into(), t) {
+                            return Ok(true);
+                        }
+                    } else {
+                        emitter.set_pos(emitter.pos() + e.rec_len as i64);
+                    }
+                    p += e.rec_len;
+                }
+                Ok(false)
+            })??;
+            if done {
+                return Ok(());
             }
             n += 1;
             offset = 0;

@@ -3,7 +3,7 @@
 //! Name lookup in directories (`fs/ext2/namei.c`, `ext2_find_entry` of `fs/ext2/dir.c`).
 
 use crate::defs;
-use crate::dir::{dir_block, dir_blocks, entry_at};
+use crate::dir::{dir_page, dir_pages, entry_at, last_byte};
 use crate::inode::iget;
 use crate::superblock::Ext2Fs;
 use crate::xattr;
@@ -14,19 +14,28 @@ use kernel::sync::aref::ARef;
 
 pub(crate) const DIR_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<DirOps>();
 
-/// Finds `name` in directory `dir`, returning its inode number (`ext2_inode_by_name`).
+/// Finds `name` in directory `dir`, returning its inode number (`ext2_find_entry`).
 pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u32>> {
-    let bs = dir.super_block().data().block_size as usize;
-    for n in 0..dir_blocks(dir) {
-        let bh = dir_block(dir, n)?;
-        let data = bh.data();
-        let mut p = 0;
-        while p < bs {
-            let e = entry_at(data, p);
-            if e.ino != 0 && e.name == name {
-                return Ok(Some(e.ino));
+    for n in 0..dir_pages(dir) {
+        let folio = dir_page(dir, n)?;
+        let last = last_byte(dir, n);
+        let found = folio.with_page(0, |d| -> Result<Option<u32>> {
+            let mut p = 0;
+            while p + 12 <= last {
+                let e = entry_at(d, p);
+                if e.rec_len == 0 {
+                    pr_err!("rust_ext2: error: ext2_find_entry: zero-length directory entry\n");
+                    return Err(EIO);
+                }
+                if e.ino != 0 && e.name == name {
+                    return Ok(Some(e.ino));
+                }
+                p += e.rec_len;
             }
-            p += e.rec_len;
+            Ok(None)
+        })??;
+        if found.is_some() {
+            return Ok(found);
         }
     }
     Ok(None)
