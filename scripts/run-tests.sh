@@ -23,7 +23,7 @@ timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel "$accel" -m 2G -smp 2 \
 	-kernel "$KBUILD_OUT/arch/x86/boot/bzImage" \
 	-initrd "$OUTDIR/initramfs.cpio.gz" \
 	-append "console=ttyS0 loglevel=4 panic=-1 oops=panic rdinit=/init" \
-	"${drives[@]}" < /dev/null | tr -d '\r' > "$log"
+	"${drives[@]}" < /dev/null | stdbuf -oL tr -d '\r' > "$log"
 rc=${PIPESTATUS[0]}
 
 pass=0 fail=0
