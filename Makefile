@@ -34,9 +34,10 @@ test:
 fuzz:
 	N="$(N)" SEED="$(SEED)" $(S)/fuzz.sh
 
-# make bench [QUICK=1]: rust_ext2 vs C ext2 read performance, out/bench.md
+# make bench [QUICK=1] [REPS=5] [PERF="getdents tar"]: rust_ext2 vs C ext2 read
+# performance, out/bench.md; PERF profiles the named cases with perf in the VM
 bench:
-	QUICK="$(QUICK)" $(S)/bench.sh
+	QUICK="$(QUICK)" REPS="$(REPS)" PERF="$(PERF)" $(S)/bench.sh
 
 # make run IMAGE=disk.img [CMD="..."]  (virtme-ng if installed, else QEMU)
 run: kernel

@@ -13,7 +13,11 @@ QUICK=${QUICK:-} "$REPO/tests/bench/mkbench.sh" || exit 1
 reps=${REPS:-5}
 [ "${QUICK:-}" = 1 ] && reps=${REPS:-2}
 echo "$reps" > "$IMGDIR/expected/bench-reps"
-TESTS="90-bench" BOOT_TIMEOUT=14400 "$REPO/scripts/run-tests.sh" > "$out/result.txt"
+# PERF="getdents tar ...": also profile those cases (warm) with perf in the VM.
+echo "${PERF:-}" > "$IMGDIR/expected/bench-perf"
+[ -n "${PERF:-}" ] && export EXTRA_TOOLS=perf
+# One vCPU: the other host core is left to QEMU's I/O thread (less noise).
+SMP=1 TESTS="90-bench" BOOT_TIMEOUT=14400 "$REPO/scripts/run-tests.sh" > "$out/result.txt"
 rc=$?
 console=$REPO/out/console.log
 grep '^@@BENCH ' "$console" > "$out/raw.txt"
@@ -46,6 +50,15 @@ print()
 print("Text size: rust_ext2.ko %s bytes; C ext2 (built in, fs/ext2/*.o) %s bytes.%s" % (
     rust_text, c_text, " QUICK run: small data set, not representative." if quick == "1" else ""))
 PY
+if grep -q '^@@PERF ' "$console"; then
+	{
+		echo
+		echo "Profiles (perf record -e cpu-clock, warm, samples of the benchmark processes, symbols with >= 0.7%):"
+		echo '```'
+		grep '^@@PERF ' "$console" | sed 's/^@@PERF //'
+		echo '```'
+	} >> "$REPO/out/bench.md"
+fi
 cat "$REPO/out/bench.md"
 [ "$rc" = 0 ] || { echo "bench: the VM run failed; see $out/result.txt"; cat "$out/result.txt"; exit 1; }
 grep -q "DATA DIFFERS" "$REPO/out/bench.md" && { echo "bench: the drivers read different data"; exit 1; }

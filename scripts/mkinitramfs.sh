@@ -13,8 +13,9 @@ for app in $("$root/bin/busybox" --list); do
 	[ "$app" = busybox ] || ln -sf busybox "$root/bin/$app"
 done
 install -m 755 "$REPO/scripts/vm-init.sh" "$root/init"
-# Host tools that busybox lacks (attr's getfattr/setfattr), with their libraries.
-for tool in getfattr setfattr; do
+# Host tools that busybox lacks (attr's getfattr/setfattr, and EXTRA_TOOLS
+# such as perf for make bench PERF=...), with their libraries.
+for tool in getfattr setfattr ${EXTRA_TOOLS:-}; do
 	bin=$(command -v "$tool") || { echo "mkinitramfs: $tool missing (make setup installs attr)" >&2; exit 1; }
 	install -D -m 755 "$bin" "$root/usr/bin/$tool"
 	for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do

@@ -6,7 +6,7 @@ set -uo pipefail
 . "$(dirname "$0")/env.sh"
 OUTDIR=$REPO/out
 IMGDIR=${IMGDIR:-$OUTDIR/images}
-BOOT_TIMEOUT=${BOOT_TIMEOUT:-1800}
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-3600}
 mkdir -p "$OUTDIR"
 "$REPO/scripts/mkinitramfs.sh" "$OUTDIR/initramfs.cpio.gz" || exit 1
 
@@ -18,11 +18,11 @@ done
 accel=tcg
 [ "${KVM:-0}" = 1 ] && accel=kvm
 log=$OUTDIR/console.log
-timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel "$accel" -m 2G -smp 2 \
+timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel "$accel" -m 2G -smp "${SMP:-2}" \
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$KBUILD_OUT/arch/x86/boot/bzImage" \
 	-initrd "$OUTDIR/initramfs.cpio.gz" \
-	-append "console=ttyS0 loglevel=4 panic=-1 oops=panic rdinit=/init" \
+	-append "console=ttyS0 loglevel=${LOGLEVEL:-4} panic=-1 oops=panic acpi=noirq rdinit=/init" \
 	"${drives[@]}" < /dev/null | stdbuf -oL tr -d '\r' > "$log"
 rc=${PIPESTATUS[0]}
 

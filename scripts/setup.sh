@@ -13,7 +13,7 @@ SUDO=
 
 PKGS="clang-19 lld-19 llvm-19 libclang-19-dev flex bison bc cpio libelf-dev
 libssl-dev e2fsprogs busybox-static ccache qemu-system-x86 python3-venv
-attr rsync kmod dwarves gcc libc6-dev python3"
+attr rsync kmod dwarves gcc libc6-dev python3 linux-perf"
 
 missing=
 for p in $PKGS; do

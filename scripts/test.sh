@@ -19,8 +19,11 @@ stage() { # CONFIG TESTS
 	case "$p$f" in *[!0-9]*|'') fail=$((fail + 1)); return ;; esac
 	pass=$((pass + p)) fail=$((fail + f))
 }
-# Default: one boot of the base kernel with every test (the hostile images
-# too). make test CONFIG=debug runs them all on the KASAN/lockdep kernel.
-stage "$CONFIG_NAME" "[0-8]*"
+if [ -n "${CONFIG_EXPLICIT:-}" ]; then
+	stage "$CONFIG_NAME" "[0-8]*"
+else
+	stage base "[0-2]* [4-8]*"
+	stage debug "0* 3*"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -23,16 +23,6 @@ __rust_helper void rust_helper_i_gid_write(struct inode *inode, gid_t gid)
 	i_gid_write(inode, gid);
 }
 
-__rust_helper uid_t rust_helper_i_uid_read(const struct inode *inode)
-{
-	return i_uid_read(inode);
-}
-
-__rust_helper gid_t rust_helper_i_gid_read(const struct inode *inode)
-{
-	return i_gid_read(inode);
-}
-
 __rust_helper void rust_helper_mapping_set_large_folios(struct address_space *m)
 {
 	mapping_set_large_folios(m);
@@ -47,13 +37,6 @@ __rust_helper void rust_helper_set_delayed_call(struct delayed_call *call,
 __rust_helper struct dentry *rust_helper_dget(struct dentry *dentry)
 {
 	return dget(dentry);
-}
-
-__rust_helper bool rust_helper_dir_emit(struct dir_context *ctx,
-					const char *name, int namelen,
-					u64 ino, unsigned int type)
-{
-	return dir_emit(ctx, name, namelen, ino, type);
 }
 
 __rust_helper void rust_helper_folio_get(struct folio *folio)

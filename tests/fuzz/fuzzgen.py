@@ -5,7 +5,10 @@ usage: fuzzgen.py COUNT SEED0 CONTAINER LIST BASE.img [BASE.img ...]
 
 Image i is mutate(BASE[i % len(BASE)], SEED0 + i), written into slot i of
 CONTAINER (slots of SLOT bytes, sparse), and described by one line of LIST:
-"i seed base size description". The VM reads the first `size` bytes of slot i
+"i seed base size description". The first images apply each targeted
+corruption of mutate.py to each base in turn, so that a set of at least
+len(BASE) * mutate.TARGETED_COUNT images has every one of them; the rest are
+left to the seed. The VM reads the first `size` bytes of slot i
 back into a loop device.
 """
 import os
@@ -21,7 +24,9 @@ with open(container, "wb") as c, open(listfile, "w") as lst:
     for i in range(count):
         name, data = bases[i % len(bases)]
         assert len(data) <= SLOT
-        img, what = mutate.mutate(data, seed0 + i)
+        k = i // len(bases)
+        target = k if k < mutate.TARGETED_COUNT else None
+        img, what = mutate.mutate(data, seed0 + i, target)
         for off in range(0, len(img), 4096):
             chunk = img[off:off + 4096]
             if chunk.count(0) != len(chunk):

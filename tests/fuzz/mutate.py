@@ -16,8 +16,26 @@ import sys
 
 
 
-def mutate(data, seed):
-    """Returns (mutated image, description) for `data` and `seed`."""
+DIRENT_FIELDS = ("rec_len0", "rec_len_past", "rec_len_unaligned", "name_len", "ino0", "ino_big",
+                 "ino_reserved", "ino_unused", "file_type", "tail_short")
+SB_FIELDS = ("log_block_size", "log_block_size_page", "blocks_per_group", "inodes_per_group",
+             "inodes_count", "blocks_count", "first_data_block", "inode_size", "first_ino",
+             "rev_level", "incompat", "journal", "blocks_per_group_big", "log_frag_size",
+             "inodes_per_group_bad")
+XATTR_FIELDS = ("magic", "h_blocks", "value_offs", "value_size", "name_len", "value_block",
+                "no_end")
+INODE_FIELDS = ("mode", "links0", "acl_block", "root", "dir_iblocks")
+# The nine corruptions of the list below, the field ones, and two truncations.
+TARGETED_COUNT = 9 + len(DIRENT_FIELDS) + len(SB_FIELDS) + len(XATTR_FIELDS) + len(INODE_FIELDS) + 2
+
+
+def mutate(data, seed, target=None):
+    """Returns (mutated image, description) for `data` and `seed`.
+
+    With `target` (an index into the targeted corruptions, modulo their
+    number), that corruption is applied; otherwise the seed picks a random
+    flip or a targeted corruption.
+    """
     img = bytearray(data)
     rng = random.Random(seed)
 
@@ -60,6 +78,7 @@ def mutate(data, seed):
     regions = {"superblock": [(SB, 1024)], "group-desc": [(gdt, 32 * ngroups)],
                "inode": [], "dir": [], "indirect": [], "xattr": [], "symlink": []}
     inodes = {}  # kind -> [ino]
+    dir_blocks = {}  # directory inode -> its blocks, in logical order
 
 
     def walk_ind(b, level, out_data, seen):
@@ -98,6 +117,7 @@ def mutate(data, seed):
                 walk_ind(u32(o + 40 + 4 * k), lvl, blocks, seen)
         if kind == "dir":
             regions["dir"] += [(b * bs, bs) for b in blocks]
+            dir_blocks[ino] = blocks
         if kind == "lnk" and blocks:
             regions["symlink"] += [(b * bs, bs) for b in blocks]
             inodes.setdefault("slowlink", []).append(ino)
@@ -165,6 +185,17 @@ def mutate(data, seed):
 
     def t_dirent(field):
         ents = dirents(regions["dir"])
+        if field == "tail_short":
+            # The last entry of a directory's last block ends 4 or 8 bytes short of the block
+            # (and so of the page, or of i_size): less than a minimal entry is left.
+            d = pick([i for i in inodes["dir"] if i != 11])
+            size = u32(inode_off(d) + 4)
+            b = dir_blocks[d][(size - 1) // bs]
+            o, rl = dirents([(b * bs, bs)])[-1]
+            need = (8 + img[o + 6] + 3) & ~3
+            cut = 8 if rl - 8 >= need else 4
+            p16(o + 4, rl - cut)
+            return "dirent @%d rec_len %d -> %d (short tail)" % (o, rl, rl - cut)
         o, rl = pick(ents)
         if field == "rec_len0":
             p16(o + 4, 0)
@@ -198,7 +229,10 @@ def mutate(data, seed):
 
     def t_sb(field):
         if field == "log_block_size":
-            p32(SB + 24, rng.choice([3, 7, 16, 31, 0xFFFFFFFF]))
+            p32(SB + 24, rng.choice([7, 16, 31, 0xFFFFFFFF]))
+        elif field == "log_block_size_page":
+            # Valid for ext2 (up to 64 KiB) but larger than a page here.
+            p32(SB + 24, rng.choice([3, 4, 5, 6]))
         elif field == "blocks_per_group":
             p32(SB + 32, 0)
         elif field == "inodes_per_group":
@@ -233,6 +267,14 @@ def mutate(data, seed):
         f = rng.choice([0, 4, 8])
         p32(gdt + 32 * g + f, rng.choice([0, blocks_count, 0xFFFFFFFF, blocks_count - 1]))
         return "group %d descriptor field %d" % (g, f)
+
+
+    def t_dir_size():
+        # A directory size that is not a multiple of the block size.
+        ino = pick([i for i in inodes["dir"] if i != 11])
+        o = inode_off(ino)
+        p32(o + 4, u32(o + 4) + rng.choice([4, 12, bs // 2]))
+        return "directory %d i_size not a multiple of the block size" % ino
 
 
     def t_dir_hole():
@@ -295,32 +337,35 @@ def mutate(data, seed):
         elif field == "root":
             o = inode_off(2)
             p16(o, rng.choice([0o100644, 0]))
+        elif field == "dir_iblocks":
+            # The largest directory claims fewer blocks than its size needs.
+            # (not lost+found, whose blocks are empty: nothing is looked up there).
+            ino = max([i for i in inodes["dir"] if i != 11], key=lambda i: u32(inode_off(i) + 4))
+            o = inode_off(ino)
+            p32(o + 28, 0)
         return "inode %d %s" % (ino, field)
 
 
     targeted = [
         t_block_past_end, t_indirect_self, t_indirect_loop, t_isize, t_gd, t_dir_hole,
-        t_symlink, t_fast_symlink,
-    ] + [lambda f=f: t_dirent(f) for f in ("rec_len0", "rec_len_past", "rec_len_unaligned",
-                                           "name_len", "ino0", "ino_big", "ino_reserved", "ino_unused",
-                                           "file_type")] \
-      + [lambda f=f: t_sb(f) for f in ("log_block_size", "blocks_per_group", "inodes_per_group",
-                                       "inodes_count", "blocks_count", "first_data_block",
-                                       "inode_size", "first_ino", "rev_level", "incompat", "journal",
-                                       "blocks_per_group_big", "log_frag_size",
-                                       "inodes_per_group_bad")] \
-      + [lambda f=f: t_xattr(f) for f in ("magic", "h_blocks", "value_offs", "value_size",
-                                          "name_len", "value_block", "no_end")] \
-      + [lambda f=f: t_inode(f) for f in ("mode", "links0", "acl_block", "root")]
+        t_symlink, t_fast_symlink, t_dir_size,
+    ] + [lambda f=f: t_dirent(f) for f in DIRENT_FIELDS] \
+      + [lambda f=f: t_sb(f) for f in SB_FIELDS] \
+      + [lambda f=f: t_xattr(f) for f in XATTR_FIELDS] \
+      + [lambda f=f: t_inode(f) for f in INODE_FIELDS]
 
-    def t_truncate():
-        # A device smaller than the file system (the loop device gets only this much).
-        n = rng.choice([1024, 1536, 2048, len(img) // 2, len(img) - bs])
+    def t_truncate(small):
+        # A device smaller than the file system (the loop device gets only this much): too
+        # small for the superblock, or for the blocks the superblock counts.
+        n = rng.choice([512, 1024, 1536] if small else [2048, len(img) // 2, len(img) - bs])
         del img[n:]
         return "image truncated to %d bytes" % n
 
-    targeted.append(t_truncate)
-    if rng.random() < 0.5:
+    targeted += [lambda: t_truncate(True), lambda: t_truncate(False)]
+    assert len(targeted) == TARGETED_COUNT
+    if target is not None:
+        what = "targeted " + targeted[target % len(targeted)]()
+    elif rng.random() < 0.5:
         what = "random " + random_flip(pick([r for r in regions if regions[r]]))
     else:
         what = "targeted " + pick(targeted)()

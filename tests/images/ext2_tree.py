@@ -110,7 +110,8 @@ if kind == "fuzz":
     os.mkfifo(path("special", "fifo"), 0o644)
     os.symlink("../hello.txt", path("special", "fast-link"))
     os.symlink("z" * 300, path("special", "slow-link"))
-    for i in range(100):
+    # 150 entries: more than one page (4 KiB) of directory on every block size.
+    for i in range(150):
         write(path("dir", "entry-%03d-%s" % (i, "q" * (i % 40))), b"x" * (i % 7))
 
 if kind == "bigdir":

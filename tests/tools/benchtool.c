@@ -5,9 +5,10 @@
  * checksum of what it read so that both drivers are seen doing the same work.
  *
  *   benchtool seq FILE            read FILE sequentially, 1 MiB reads
- *   benchtool rand FILE SEED N    N 4 KiB preads at seeded random offsets
+ *   benchtool rand FILE SEED N [L] N 4 KiB preads at seeded random offsets,
+ *                                 L times (the same offsets each time)
  *   benchtool statwalk DIR        find + lstat of every entry under DIR
- *   benchtool getdents DIR        getdents64 of DIR only (ls -f)
+ *   benchtool getdents DIR [N]    getdents64 of DIR only (ls -f), N times
  *   benchtool run CMD...          run CMD with /bin/sh -c, time it
  */
 #define _GNU_SOURCE
@@ -101,14 +102,16 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(argv[1], "rand") && argc > 4) {
 		struct stat st;
-		uint64_t x = strtoull(argv[3], NULL, 0) | 1, blocks;
-		long i, k = atol(argv[4]);
+		uint64_t x = 0, blocks;
+		long i, k = atol(argv[4]), loops = argc > 5 ? atol(argv[5]) : 1;
 
 		fd = open(argv[2], O_RDONLY);
 		if (fd < 0 || fstat(fd, &st) < 0)
 			return perror(argv[2]), 1;
 		blocks = st.st_size / 4096;
-		for (i = 0; i < k; i++) {
+		for (i = 0; i < k * loops; i++) {
+			if (i % k == 0)
+				x = strtoull(argv[3], NULL, 0) | 1;
 			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
 			n = pread(fd, buf, 4096, (off_t)(x % blocks) * 4096);
 			if (n > 0)
@@ -118,12 +121,17 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "statwalk")) {
 		statwalk(argv[2]);
 	} else if (!strcmp(argv[1], "getdents")) {
+		long loops = argc > 3 ? atol(argv[3]) : 1;
+
 		fd = open(argv[2], O_RDONLY | O_DIRECTORY);
 		if (fd < 0)
 			return perror(argv[2]), 1;
-		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
-			for (long pos = 0; pos < n; count++)
-				pos += ((struct dirent64 *)(buf + pos))->d_reclen;
+		for (; loops > 0; loops--) {
+			lseek(fd, 0, SEEK_SET);
+			while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+				for (long pos = 0; pos < n; count++)
+					pos += ((struct dirent64 *)(buf + pos))->d_reclen;
+		}
 	} else if (!strcmp(argv[1], "run")) {
 		pid_t pid = fork();
 		int status;

@@ -1,6 +1,8 @@
 # timeout: 7200
 # make bench: each case, REPS times, alternating which driver goes first;
-# cold = after mount + drop_caches, warm = the same again from the page cache.
+# cold = after mount + drop_caches, warm = the same again from the page cache
+# (the short warm cases, random reads and getdents, repeated WARM_LOOPS times
+# in one timing so that they last long enough to measure).
 # Prints "@@BENCH CASE DRIVER cold|warm SECONDS CHECK" lines for the host.
 . /tests/lib.sh
 modprobe rust_ext2
@@ -8,13 +10,16 @@ dev=$(disk bench)
 reps=$(cat /expected/bench-reps 2>/dev/null || echo 5)
 mkdir -p /mnt/b
 cases="seq-read holes-read rand-read find-stat getdents tar"
-cmd() { # CASE
+WARM_LOOPS=50
+cmd() { # CASE cold|warm
+	local loops=1
+	[ "$2" = warm ] && loops=$WARM_LOOPS
 	case "$1" in
 	seq-read) benchtool seq /mnt/b/big ;;
 	holes-read) benchtool seq /mnt/b/holes ;;
-	rand-read) benchtool rand /mnt/b/big 0x5eed 2000 ;;
+	rand-read) benchtool rand /mnt/b/big 0x5eed 2000 $loops ;;
 	find-stat) benchtool statwalk /mnt/b/tree ;;
-	getdents) benchtool getdents /mnt/b/bigdir ;;
+	getdents) benchtool getdents /mnt/b/bigdir $loops ;;
 	tar) benchtool run "tar -cf - -C /mnt/b src | cat > /dev/null" ;;
 	esac
 }
@@ -25,12 +30,37 @@ while [ $r -le "$reps" ]; do
 		for drv in $order; do
 			mount -t $drv -o ro "$dev" /mnt/b
 			sync; echo 3 > /proc/sys/vm/drop_caches
-			set -- $(cmd $c)
+			set -- $(cmd $c cold)
 			echo "@@BENCH $c $drv cold $2 $4:$6" > /dev/console
-			set -- $(cmd $c)
+			set -- $(cmd $c warm)
 			echo "@@BENCH $c $drv warm $2 $4:$6" > /dev/console
 			umount /mnt/b
 		done
 	done
 	r=$((r + 1))
 done
+
+# make bench PERF="CASE...": a cpu-clock profile of each named case, warm, for
+# both drivers (perf from the host, symbols from /proc/kallsyms).
+perf_cases=$(cat /expected/bench-perf 2>/dev/null || true)
+if [ -n "$perf_cases" ] && command -v perf > /dev/null; then
+	for c in $perf_cases; do
+		for drv in ext2 rust_ext2; do
+			mount -t $drv -o ro "$dev" /mnt/b
+			cmd $c cold > /dev/null
+			# perf in a session of its own: its signals must not reach this script.
+			setsid perf record -q -e cpu-clock -F 4000 -a -o /tmp/perf.data -- sleep 3600 \
+				> /tmp/perf.log 2>&1 &
+			sleep 1
+			for k in 1 2 3; do cmd $c warm > /dev/null; done
+			kill -INT $(pidof perf)
+			w=0
+			while pidof perf > /dev/null && [ $w -lt 60 ]; do sleep 1; w=$((w + 1)); done
+			sed "s/^/@@PERF $c $drv record: /" /tmp/perf.log > /dev/console
+			umount /mnt/b
+			perf report -i /tmp/perf.data --stdio --comms benchtool,tar,cat --sort sym \
+				--percent-limit 0.7 2>&1 | grep -v '^#' | grep -v '^$' |
+				head -40 | sed "s/^/@@PERF $c $drv /" > /dev/console
+		done
+	done
+fi

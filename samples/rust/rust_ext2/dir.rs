@@ -44,7 +44,7 @@ const PAGE: usize = kernel::page::PAGE_SIZE;
 /// Logs a directory check failure and returns `EIO`.
 fn bad_dir(dir: &INode<Ext2Fs>, what: core::fmt::Arguments<'_>) -> Error {
     pr_err!(
-        "rust_ext2: error: ext2_check_folio: {} in directory #{}\n",
+        "error: ext2_check_folio: {} in directory #{}\n",
         what,
         dir.ino()
     );
@@ -134,6 +134,7 @@ pub(crate) fn last_byte(dir: &INode<Ext2Fs>, n: u64) -> usize {
 }
 
 /// Returns the entry at byte `offs` of a checked directory block.
+#[inline]
 pub(crate) fn entry_at(data: &[u8], offs: usize) -> DirEntry<'_> {
     let name_len = usize::from(byte(data, offs + 6));
     DirEntry {
@@ -192,7 +193,7 @@ impl FileOperations for DirOps {
                 Ok(f) => f,
                 Err(e) => {
                     pr_err!(
-                        "rust_ext2: error: ext2_readdir: bad page in #{}\n",
+                        "error: ext2_readdir: bad page in #{}\n",
                         dir.ino()
                     );
                     emitter.set_pos(emitter.pos() + (PAGE - offset) as i64);
@@ -216,7 +217,7 @@ impl FileOperations for DirOps {
                 while p + rec_len_for(1) <= last {
                     let e = entry_at(d, p);
                     if e.rec_len == 0 {
-                        pr_err!("rust_ext2: error: ext2_readdir: zero-length directory entry\n");
+                        pr_err!("error: ext2_readdir: zero-length directory entry\n");
                         return Err(EIO);
                     }
                     if e.ino != 0 {

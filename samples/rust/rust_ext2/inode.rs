@@ -12,6 +12,7 @@ use kernel::fs::inode::{self, mode, Dev, INode, INodeOperations, Timespec, Type}
 use kernel::fs::sb::SuperBlock;
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
+use kernel::sync::atomic::Atomic;
 
 /// Per-inode data (`struct ext2_inode_info`).
 pub(crate) struct Ext2Inode {
@@ -25,6 +26,9 @@ pub(crate) struct Ext2Inode {
     pub(crate) mode: u16,
     /// For fast symlinks: the target, NUL-terminated (`nd_terminate_link`).
     pub(crate) fast_link: Option<[u8; 4 * defs::EXT2_N_BLOCKS + 1]>,
+    /// For directories: the page where the last lookup found its name, where the next one starts
+    /// (`i_dir_start_lookup`).
+    pub(crate) dir_start_lookup: Atomic<u64>,
 }
 
 impl Ext2Inode {
@@ -76,6 +80,27 @@ impl BlockMapper for Mapper {
 /// Returns whether `block` is a valid data block number of the file system.
 fn block_valid(s: &Ext2Sb, block: u32) -> bool {
     block >= s.first_data_block && block < s.blocks_count
+}
+
+/// Returns whether `block` may hold file data, as `ext2_data_block_valid` (count 1): after the
+/// first data block, inside the file system, and not block 1 (`s_sb_block`, the superblock
+/// location in 1 KiB units, which C compares with block numbers of any size).
+fn data_block_valid(s: &Ext2Sb, block: u32) -> bool {
+    const SB_BLOCK: u32 = 1;
+    block > s.first_data_block && block < s.blocks_count && block != SB_BLOCK
+}
+
+/// Fails with `EIO` (and logs it) if `block`, mapped by `inode`, is not a data block number.
+fn check_block(inode: &INode<Ext2Fs>, block: u32) -> Result {
+    if block_valid(inode.super_block().data(), block) {
+        return Ok(());
+    }
+    pr_err!(
+        "error: inode {}: block {} out of range\n",
+        inode.ino(),
+        block
+    );
+    Err(EIO)
 }
 
 /// Maps logical block `iblock` of `inode` (`ext2_block_to_path` + `ext2_get_branch`).
@@ -142,9 +167,7 @@ pub(crate) fn map_blocks(
         if b == 0 {
             return Ok(None);
         }
-        if !block_valid(s, b) {
-            return Err(EIO);
-        }
+        check_block(inode, b)?;
         let get = |k: usize| data.block.get(k).copied().unwrap_or(0);
         let n = leaf_count(&get, defs::EXT2_NDIR_BLOCKS, path[0], b);
         return Ok(Some((b.into(), n)));
@@ -155,9 +178,7 @@ pub(crate) fn map_blocks(
         if b == 0 {
             return Ok(None);
         }
-        if !block_valid(s, b) {
-            return Err(EIO);
-        }
+        check_block(inode, b)?;
         let bh = sb.bread(b.into())?;
         let arr = bh.data();
         let next = le32(arr, off * 4);
@@ -165,9 +186,7 @@ pub(crate) fn map_blocks(
             if next == 0 {
                 return Ok(None);
             }
-            if !block_valid(s, next) {
-                return Err(EIO);
-            }
+            check_block(inode, next)?;
             let get = |k: usize| le32(arr, k * 4);
             let n = leaf_count(&get, ptrs as usize, off, next);
             return Ok(Some((next.into(), n)));
@@ -181,7 +200,7 @@ pub(crate) fn map_blocks(
 pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2Fs>>> {
     let s = sb.data();
     if (ino != defs::EXT2_ROOT_INO && ino < u64::from(s.first_ino)) || ino > s.inodes_count.into() {
-        pr_err!("rust_ext2: error: bad inode number: {}\n", ino);
+        pr_err!("error: bad inode number: {}\n", ino);
         return Err(EINVAL);
     }
     let mut new = match sb.get_or_create_inode(ino)? {
@@ -214,16 +233,16 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
             return Err(ESTALE);
         }
         pr_err!(
-            "rust_ext2: error: inode {} has zero i_nlink with mode 0{:o} and no dtime, filesystem may be corrupt\n",
+            "error: inode {} has zero i_nlink with mode 0{:o} and no dtime, filesystem may be corrupt\n",
             ino,
             mode
         );
         return Err(EUCLEAN);
     }
     let file_acl = le32(raw, defs::ino::FILE_ACL);
-    if file_acl != 0 && !block_valid(s, file_acl) {
+    if file_acl != 0 && !data_block_valid(s, file_acl) {
         pr_err!(
-            "rust_ext2: error: bad extended attribute block {}\n",
+            "error: bad extended attribute block {}\n",
             file_acl
         );
         return Err(EUCLEAN);
@@ -234,6 +253,7 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
         size |= i64::from(le32(raw, defs::ino::SIZE_HIGH)) << 32;
     }
     if size < 0 {
+        pr_err!("error: inode {} has a negative size\n", ino);
         return Err(EUCLEAN);
     }
     let mut block = [0u32; defs::EXT2_N_BLOCKS];
@@ -298,7 +318,7 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
         mode::S_IFIFO => (Type::Fifo, FILE_IOPS, None, None),
         mode::S_IFSOCK => (Type::Sock, FILE_IOPS, None, None),
         _ => {
-            pr_err!("rust_ext2: error: inode {} has bad mode 0{:o}\n", ino, mode);
+            pr_err!("error: inode {} has bad mode 0{:o}\n", ino, mode);
             return Err(EUCLEAN);
         }
     };
@@ -329,6 +349,7 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
             blocks,
             mode,
             fast_link,
+            dir_start_lookup: Atomic::new(0),
         },
     })
 }

@@ -11,12 +11,26 @@ use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::inode::{self, INode, INodeOperations};
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
+use kernel::sync::atomic::Relaxed;
 
 pub(crate) const DIR_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<DirOps>();
 
 /// Finds `name` in directory `dir`, returning its inode number (`ext2_find_entry`).
+///
+/// As in C, the search starts at the page where the previous lookup in `dir` succeeded, so that
+/// looking up the names of a directory in readdir order does not rescan it from the start.
 pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u32>> {
-    for n in 0..dir_pages(dir) {
+    let npages = dir_pages(dir);
+    if npages == 0 {
+        return Ok(None);
+    }
+    let data = dir.data();
+    let mut start = data.dir_start_lookup.load(Relaxed);
+    if start >= npages {
+        start = 0;
+    }
+    let mut n = start;
+    loop {
         let folio = dir_page(dir, n)?;
         let last = last_byte(dir, n);
         let found = folio.with_page(0, |d| -> Result<Option<u32>> {
@@ -24,7 +38,7 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
             while p + 12 <= last {
                 let e = entry_at(d, p);
                 if e.rec_len == 0 {
-                    pr_err!("rust_ext2: error: ext2_find_entry: zero-length directory entry\n");
+                    pr_err!("error: ext2_find_entry: zero-length directory entry\n");
                     return Err(EIO);
                 }
                 if e.ino != 0 && e.name == name {
@@ -35,10 +49,27 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
             Ok(None)
         })??;
         if found.is_some() {
+            data.dir_start_lookup.store(n, Relaxed);
             return Ok(found);
         }
+        n += 1;
+        if n >= npages {
+            n = 0;
+        }
+        // The next page is past the blocks the directory has.
+        if n > u64::from(data.blocks >> (kernel::page::PAGE_SHIFT - 9)) {
+            pr_err!(
+                "error: ext2_find_entry: dir {} size {} exceeds block count {}\n",
+                dir.ino(),
+                dir.size(),
+                data.blocks
+            );
+            return Ok(None);
+        }
+        if n == start {
+            return Ok(None);
+        }
     }
-    Ok(None)
 }
 
 struct DirOps;
@@ -61,7 +92,7 @@ impl INodeOperations for DirOps {
                 Ok(i) => Some(i),
                 Err(e) if e == ESTALE => {
                     pr_err!(
-                        "rust_ext2: error: ext2_lookup: deleted inode referenced: {}\n",
+                        "error: ext2_lookup: deleted inode referenced: {}\n",
                         ino
                     );
                     return Err(EIO);

@@ -92,7 +92,7 @@ fn max_size(bits: u8) -> i64 {
 /// Logs a mount error like `ext2_msg(sb, KERN_ERR, ...)` and returns `EINVAL`.
 macro_rules! mount_err {
     ($($arg:tt)*) => {{
-        pr_err!("rust_ext2: error: {}\n", format_args!($($arg)*));
+        pr_err!("error: {}\n", format_args!($($arg)*));
         EINVAL
     }};
 }
@@ -276,7 +276,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
 
         let compat = le32(&raw, defs::sb::FEATURE_COMPAT);
         if compat & defs::EXT3_FEATURE_COMPAT_HAS_JOURNAL != 0 {
-            pr_warn!("rust_ext2: warning: mounting ext3 filesystem as ext2\n");
+            pr_warn!("warning: mounting ext3 filesystem as ext2\n");
         }
         let mut uuid = [0u8; 16];
         for (i, u) in uuid.iter_mut().enumerate() {

@@ -51,7 +51,7 @@ fn xattr_block(inode: &INode<Ext2Fs>) -> Result<Option<ARef<buffer::Head>>> {
 
 fn bad_block(inode: &INode<Ext2Fs>) -> Error {
     pr_err!(
-        "rust_ext2: error: inode {}: bad block {}\n",
+        "error: inode {}: bad block {}\n",
         inode.ino(),
         inode.data().file_acl
     );

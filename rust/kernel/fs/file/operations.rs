@@ -108,6 +108,7 @@ impl DirEmitter {
     /// On success the position is advanced by `pos_inc`. Returns `false` when the entry could
     /// not be emitted, typically because the user buffer is full; the caller must then stop and
     /// leave the position where it is, so the next call resumes with this entry.
+    #[inline]
     pub fn emit(&mut self, pos_inc: Offset, name: &[u8], ino: u64, etype: DirEntryType) -> bool {
         let Ok(name_len) = i32::try_from(name.len()) else {
             return false;
@@ -115,15 +116,23 @@ impl DirEmitter {
         let Some(new_pos) = self.0.pos.checked_add(pos_inc) else {
             return false;
         };
-        // SAFETY: `self.0` is a valid `dir_context` (the VFS passed it to `iterate_shared`), and
-        // `name` is valid for `name_len` bytes during the call.
+        let Some(actor) = self.0.actor else {
+            return false;
+        };
+        // `dir_emit` is a static inline function: call the actor as it does, without a helper
+        // (this runs once per directory entry).
+        let dt_mask = bindings::S_DT_MASK | self.0.dt_flags_mask;
+        let pos = self.0.pos;
+        // SAFETY: `self.0` is a valid `dir_context` (the VFS passed it to `iterate_shared`) whose
+        // `actor` takes these arguments, and `name` is valid for `name_len` bytes during the call.
         let ret = unsafe {
-            bindings::dir_emit(
+            actor(
                 &mut self.0,
                 name.as_ptr().cast(),
                 name_len,
+                pos,
                 ino,
-                etype as u32,
+                etype as u32 & dt_mask,
             )
         };
         if ret {
