@@ -192,10 +192,7 @@ impl FileOperations for DirOps {
             let folio = match dir_page(dir, n) {
                 Ok(f) => f,
                 Err(e) => {
-                    pr_err!(
-                        "error: ext2_readdir: bad page in #{}\n",
-                        dir.ino()
-                    );
+                    pr_err!("error: ext2_readdir: bad page in #{}\n", dir.ino());
                     emitter.set_pos(emitter.pos() + (PAGE - offset) as i64);
                     return Err(e);
                 }

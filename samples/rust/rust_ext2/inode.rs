@@ -241,10 +241,7 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
     }
     let file_acl = le32(raw, defs::ino::FILE_ACL);
     if file_acl != 0 && !data_block_valid(s, file_acl) {
-        pr_err!(
-            "error: bad extended attribute block {}\n",
-            file_acl
-        );
+        pr_err!("error: bad extended attribute block {}\n", file_acl);
         return Err(EUCLEAN);
     }
     let fmt = mode & mode::S_IFMT;

@@ -91,10 +91,7 @@ impl INodeOperations for DirOps {
             Some(ino) => match iget(parent.super_block(), ino.into()) {
                 Ok(i) => Some(i),
                 Err(e) if e == ESTALE => {
-                    pr_err!(
-                        "error: ext2_lookup: deleted inode referenced: {}\n",
-                        ino
-                    );
+                    pr_err!("error: ext2_lookup: deleted inode referenced: {}\n", ino);
                     return Err(EIO);
                 }
                 Err(e) => return Err(e),
