@@ -257,11 +257,12 @@ impl<D> INodeWithData<D> {
                 (*ptr).data.assume_init_drop();
             }
         }
-        // SAFETY: The object was allocated from this cache by `alloc_inode_callback`.
-        unsafe {
-            let cache = super::Registration::inode_cache((*inode).i_sb);
-            bindings::kmem_cache_free(cache, ptr.cast());
-        }
+        // `free_inode` runs after an RCU grace period, possibly after the superblock was freed
+        // (on another CPU: a failed mount frees its superblock through RCU too), so `i_sb` must
+        // not be used to find the inode cache. `kfree` finds it from the object itself.
+        // SAFETY: The object was allocated by `kmem_cache_alloc` in `alloc_inode_callback`, and
+        // is not used any more.
+        unsafe { bindings::kfree(ptr.cast()) };
     }
 }
 
