@@ -16,7 +16,7 @@ install -m 755 "$REPO/scripts/vm-init.sh" "$root/init"
 # Host tools that busybox lacks (attr's getfattr/setfattr, and EXTRA_TOOLS
 # such as perf for make bench PERF=...), with their libraries.
 for tool in getfattr setfattr ${EXTRA_TOOLS:-}; do
-	bin=$(command -v "$tool") || { echo "mkinitramfs: $tool missing (make setup installs attr)" >&2; exit 1; }
+	bin=$(command -v "$tool") || { echo "mkinitramfs: $tool missing (make setup installs attr and linux-perf)" >&2; exit 1; }
 	install -D -m 755 "$bin" "$root/usr/bin/$tool"
 	for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
 		[ -e "$root$lib" ] || install -D -m 755 "$lib" "$root$lib"

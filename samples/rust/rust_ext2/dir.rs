@@ -16,7 +16,7 @@ pub(crate) const DIR_FOPS: file::Ops<Ext2Fs> = file::Ops::new::<DirOps>();
 const DIR_ENTRY_HEADER: usize = 8;
 
 /// Minimal record length for a name of `len` bytes (`EXT2_DIR_REC_LEN`).
-fn rec_len_for(len: usize) -> usize {
+pub(crate) fn rec_len_for(len: usize) -> usize {
     (len + DIR_ENTRY_HEADER + 3) & !3
 }
 

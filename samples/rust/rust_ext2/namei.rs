@@ -3,7 +3,7 @@
 //! Name lookup in directories (`fs/ext2/namei.c`, `ext2_find_entry` of `fs/ext2/dir.c`).
 
 use crate::defs;
-use crate::dir::{dir_page, dir_pages, entry_at, last_byte};
+use crate::dir::{dir_page, dir_pages, entry_at, last_byte, rec_len_for};
 use crate::inode::iget;
 use crate::superblock::Ext2Fs;
 use crate::xattr;
@@ -35,7 +35,7 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
         let last = last_byte(dir, n);
         let found = folio.with_page(0, |d| -> Result<Option<u32>> {
             let mut p = 0;
-            while p + 12 <= last {
+            while p + rec_len_for(1) <= last {
                 let e = entry_at(d, p);
                 if e.rec_len == 0 {
                     pr_err!("error: ext2_find_entry: zero-length directory entry\n");
