@@ -29,10 +29,11 @@ images:
 test:
 	$(S)/test.sh
 
-# make fuzz [N=1000] [SEED=...]: N mutated images on the debug kernel;
+# make fuzz [N=1000] [SEED=...] [SWEEP=1]: N mutated images (and with SWEEP=1
+# the whole boundary-value sweep) on the debug kernel;
 # misbehaving ones go to out/crashes/ with a reproducer.
 fuzz:
-	N="$(N)" SEED="$(SEED)" $(S)/fuzz.sh
+	N="$(N)" SEED="$(SEED)" SWEEP="$(SWEEP)" $(S)/fuzz.sh
 
 # make bench [QUICK=1] [REPS=5] [PERF="getdents tar"]: rust_ext2 vs C ext2 read
 # performance, out/bench.md; PERF profiles the named cases with perf in the VM

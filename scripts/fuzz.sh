@@ -1,5 +1,7 @@
 #!/bin/bash
-# make fuzz [N=1000] [SEED=S] [CONFIG=debug]: generate N mutated images
+# make fuzz [N=1000] [SEED=S] [SWEEP=1] [CONFIG=debug]: generate N mutated
+# images (with SWEEP=1 followed by the whole boundary-value sweep of
+# tests/fuzz/boundary.py, about 3,800 images)
 # (tests/images/30-fuzz.sh with FUZZ_COUNT/FUZZ_SEED), boot the debug kernel
 # once and run tests/vm/30-hostile.sh on them, with a progress line per
 # image. Images that misbehave (oops, BUG, WARN, KASAN, Rust panic, hang, or
@@ -24,8 +26,10 @@ else
 	SEED=${SEED:-$(date +%s)}
 	echo "fuzz: $N images from seed $SEED"
 	WORK=$(mktemp -d)
-	(export WORK FUZZ_COUNT=$N FUZZ_SEED=$SEED; . "$REPO/tests/images/30-fuzz.sh") || exit 1
+	bnd=0; [ "${SWEEP:-}" = 1 ] && bnd=all
+	(export WORK FUZZ_COUNT=$N FUZZ_SEED=$SEED FUZZ_BOUNDARY=$bnd; . "$REPO/tests/images/30-fuzz.sh") || exit 1
 	rm -rf "$WORK"
+	N=$(wc -l < "$IMGDIR/expected/fuzz.list")
 fi
 "$REPO/scripts/build-kernel.sh" > "$out/build.log" 2>&1 || { tail -20 "$out/build.log"; exit 1; }
 console=$REPO/out/console.log

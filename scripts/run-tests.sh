@@ -22,7 +22,7 @@ timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel "$accel" -m 2G -smp "${SMP:-2}
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$KBUILD_OUT/arch/x86/boot/bzImage" \
 	-initrd "$OUTDIR/initramfs.cpio.gz" \
-	-append "console=ttyS0 loglevel=${LOGLEVEL:-4} panic=-1 oops=panic acpi=noirq rdinit=/init" \
+	-append "console=ttyS0 loglevel=${LOGLEVEL:-4} panic=-1 oops=panic acpi=noirq slab_nomerge rdinit=/init" \
 	"${drives[@]}" < /dev/null | stdbuf -oL tr -d '\r' > "$log"
 rc=${PIPESTATUS[0]}
 
@@ -45,6 +45,34 @@ while read -r _ res name rest; do
 		sed 's/^/    /' "$logs/$name.log"
 	fi
 done < <(grep '^@@RESULT ' "$log")
+
+# KUnit suites (the kernel crate's doctests, ...): one result per suite.
+while read -r _ res rest; do
+	case "$res" in
+	ok) echo "PASS kunit:${rest#* }"; pass=$((pass + 1)) ;;
+	not) echo "FAIL kunit:${rest#* * }"; fail=$((fail + 1))
+		grep '^@@KUNIT     not ok' "$log" | sed 's/^@@KUNIT /    /' | head -20 ;;
+	esac
+done < <(grep -E '^@@KUNIT (not )?ok ' "$log")
+grep -E '^@@KUNIT # ' "$log" | sed 's/^@@KUNIT /    kunit /' || true
+
+# kmemleak: no unreferenced object allocated by our code (the Rust bindings,
+# the samples, the ext2 and VFS code they drive).
+if grep -q '^@@KMEMLEAK-END' "$log"; then
+	sed -n 's/^@@ML //p' "$log" > "$OUTDIR/kmemleak.txt"
+	total=$(grep -c '^unreferenced object' "$OUTDIR/kmemleak.txt" || true)
+	ours=$(awk '/^unreferenced object/ { if (obj != "" && hit) n++; obj = $0; hit = 0; next }
+		/rust|_ext2|badfs|rofs|kernel::fs|buffer_head|alloc_buffer_head|inode/ { hit = 1 }
+		END { if (obj != "" && hit) n++; print n + 0 }' "$OUTDIR/kmemleak.txt")
+	if [ "$ours" = 0 ]; then
+		echo "PASS kmemleak ($total unreferenced objects, none from file system code; $OUTDIR/kmemleak.txt)"
+		pass=$((pass + 1))
+	else
+		echo "FAIL kmemleak: $ours of $total unreferenced objects from file system code:"
+		head -60 "$OUTDIR/kmemleak.txt" | sed 's/^/    /'
+		fail=$((fail + 1))
+	fi
+fi
 
 # dmesg must be clean; a panic before the dump also counts.
 if grep -q '^@@DMESG-END' "$log"; then

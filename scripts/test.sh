@@ -23,7 +23,7 @@ if [ -n "${CONFIG_EXPLICIT:-}" ]; then
 	stage "$CONFIG_NAME" "[0-8]*"
 else
 	stage base "[0-2]* [4-8]*"
-	stage debug "0* 3*"
+	stage debug "0* 20* 3*"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

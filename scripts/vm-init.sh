@@ -8,6 +8,10 @@ mount -t tmpfs tmp /tmp
 # The leading newline ends the firmware's escape codes, so every marker
 # starts a line and the host can match them anchored.
 echo; echo "@@VM-UP $(uname -r)"
+# KUnit (CONFIG_KUNIT: the kernel crate's doctests, ...) ran before init: its
+# KTAP results, from the kernel log before the tests fill it.
+dmesg | sed -n 's/^\[[ 0-9.]*\] //p' | grep -E '^(not )?ok [0-9]+ |^    (not )?ok [0-9]+ |^# [^ ]+: pass:' |
+	sed 's/^/@@KUNIT /' || true
 for t in /tests/[0-9]*.sh; do
 	name=$(basename "$t" .sh)
 	log=/tmp/$name.log
@@ -21,6 +25,16 @@ for t in /tests/[0-9]*.sh; do
 	sed "s/^/@@LOG $name /" "$log"
 	echo "@@RESULT $res"
 done
+# CONFIG_DEBUG_KMEMLEAK: scan for unreferenced objects once the tests are done
+# (twice, as its documentation advises, so new objects are not reported).
+if [ -e /sys/kernel/debug ] && mount -t debugfs none /sys/kernel/debug 2>/dev/null &&
+	[ -e /sys/kernel/debug/kmemleak ]; then
+	echo scan > /sys/kernel/debug/kmemleak; sleep 5
+	echo scan > /sys/kernel/debug/kmemleak
+	echo "@@KMEMLEAK-BEGIN"
+	sed 's/^/@@ML /' /sys/kernel/debug/kmemleak
+	echo "@@KMEMLEAK-END"
+fi
 echo "@@DMESG-BEGIN"
 dmesg | sed 's/^/@@K /'
 echo "@@DMESG-END"

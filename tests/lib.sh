@@ -9,3 +9,17 @@ disk() {
 fail() { echo "FAIL: $*"; exit 1; }
 # expect_eq WHAT GOT WANT
 expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
+# slab_objs CACHE: active objects of a slab cache (after shrinking it)
+slab_objs() {
+	[ -e "/sys/kernel/slab/$1/shrink" ] && echo 1 > "/sys/kernel/slab/$1/shrink"
+	awk -v c="$1" '$1 == c { print $2 }' /proc/slabinfo
+}
+# slab_settle CACHE WANT: objects of CACHE once at most WANT (frees come after
+# RCU grace periods and workqueues), or after 20 s what there is.
+slab_settle() {
+	n=0
+	while [ "$(slab_objs "$1")" -gt "$2" ] && [ $n -lt 20 ]; do
+		sleep 1; n=$((n + 1))
+	done
+	slab_objs "$1"
+}

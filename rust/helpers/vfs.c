@@ -12,6 +12,7 @@
 #include <linux/fs.h>
 #include <linux/highmem.h>
 #include <linux/pagemap.h>
+#include <linux/workqueue.h>
 
 __rust_helper void rust_helper_i_uid_write(struct inode *inode, uid_t uid)
 {
@@ -126,4 +127,56 @@ __rust_helper bool rust_helper_folio_test_checked(const struct folio *folio)
 __rust_helper void rust_helper_folio_set_checked(struct folio *folio)
 {
 	folio_set_checked(folio);
+}
+
+/* The workqueue on which a Rust file system's inodes are freed. */
+__rust_helper struct workqueue_struct *rust_helper_vfs_alloc_free_wq(const char *name)
+{
+	return alloc_workqueue("%s_free", WQ_UNBOUND | WQ_MEM_RECLAIM, 0, name);
+}
+
+__rust_helper void rust_helper_init_rcu_work(struct rcu_work *rwork,
+					     work_func_t func)
+{
+	INIT_RCU_WORK(rwork, func);
+}
+
+__rust_helper loff_t rust_helper_i_size_read(const struct inode *inode)
+{
+	return i_size_read(inode);
+}
+
+__rust_helper void rust_helper_i_size_write(struct inode *inode, loff_t size)
+{
+	i_size_write(inode, size);
+}
+
+__rust_helper enum inode_state_flags_enum rust_helper_inode_state_read_once(struct inode *inode)
+{
+	return inode_state_read_once(inode);
+}
+
+__rust_helper void rust_helper_inode_set_fop(struct inode *inode,
+					     const struct file_operations *fop)
+{
+	inode->i_fop = fop;
+}
+
+__rust_helper const unsigned char *rust_helper_dentry_name(const struct dentry *dentry,
+							   unsigned int *len)
+{
+	*len = dentry->d_name.len;
+	return dentry->d_name.name;
+}
+
+/* The mapping of a folio, or NULL if it was truncated (READ_ONCE: it may be unlocked). */
+__rust_helper struct address_space *rust_helper_folio_mapping_once(struct folio *folio)
+{
+	return READ_ONCE(folio->mapping);
+}
+
+/* Whether read_mapping_folio() can read a folio of @mapping: it needs ->read_folio. */
+__rust_helper bool rust_helper_mapping_has_read_folio(const struct address_space *mapping)
+{
+	return mapping->a_ops && mapping->a_ops->read_folio;
 }

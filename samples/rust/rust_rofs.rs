@@ -259,11 +259,8 @@ struct LinkOps;
 impl INodeOperations for LinkOps {
     type FileSystem = RoFs;
 
-    fn get_link<'a>(
-        _dentry: Option<&DEntry<RoFs>>,
-        inode: &'a INode<RoFs>,
-    ) -> Result<inode::Link<'a>> {
-        match inode.data().kind {
+    fn get_link<'a>(walk: inode::LinkWalk<'a, RoFs>) -> Result<inode::Link<'a>> {
+        match walk.inode().data().kind {
             Kind::Link(target) => Ok(inode::Link::Borrowed(target)),
             _ => Err(EINVAL),
         }
@@ -313,8 +310,7 @@ impl AddressSpaceOperations for FileOps {
         };
         let size = folio.size();
         folio.zero_out(copied, size - copied)?;
-        folio.mark_uptodate();
-        folio.flush_dcache();
+        folio.end_read();
         Ok(())
     }
 }

@@ -31,6 +31,10 @@ xattrs() { # NAME: user., trusted. and security. attributes in the xattr block
 }
 mkfs ext2-1k 160M full -t ext2 -b 1024 -I 128
 xattrs ext2-1k
+# A file whose pages mix 1 KiB data blocks and holes: mpage falls back to
+# block_read_full_folio, which attaches buffer heads to the file's folios.
+python3 -c "import sys; sys.stdout.buffer.write(b''.join(bytes([65 + i % 26]) * 1024 if i % 2 == 0 else bytes(1024) for i in range(64)))" > "$WORK/holes-1k"
+debugfs -w -R "write $WORK/holes-1k holes-1k" "$IMGDIR/ext2-1k.img" > /dev/null 2>&1
 mkfs ext2-2k 160M full -t ext2 -b 2048 -I 128
 xattrs ext2-2k
 mkfs ext2-4k 160M full -t ext2 -b 4096 -I 256
@@ -51,6 +55,17 @@ ext3-journal ok" >> "$IMGDIR/expected/ext2-images"
 # flex_bg), and 64 KiB blocks on a 4 KiB-page machine.
 mkfs ext4-incompat 32M small -t ext4 -b 4096
 mkfs ext2-64k 64M small -t ext2 -b 65536
+# A rev 1 image whose inode size is the block size and whose
+# s_inodes_per_group is 0xFFFFFFFD: "#blocks per group smaller than metadata
+# size" must be computed without overflowing (itb_per_group + 3).
+mkfs ext2-ipg-overflow 8M small -t ext2 -b 1024 -I 128
+python3 - "$IMGDIR/ext2-ipg-overflow.img" <<'PY'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(1024 + 40); f.write(struct.pack("<I", 0xFFFFFFFD))  # s_inodes_per_group
+    f.seek(1024 + 88); f.write(struct.pack("<H", 1024))        # s_inode_size
+PY
 echo "ext4-incompat refuse
-ext2-64k refuse" >> "$IMGDIR/expected/ext2-images"
+ext2-64k refuse
+ext2-ipg-overflow refuse" >> "$IMGDIR/expected/ext2-images"
 rm -rf "$WORK"/ext2-* "$WORK"/ext3-* "$WORK"/ext4-*

@@ -1,6 +1,7 @@
 # Hostile images: FUZZ_COUNT (default 300) seeded mutations (tests/fuzz/
-# mutate.py) of small 1k/2k/4k/rev0 images, in slots of one container disk
-# (fuzz.img); expected/fuzz.list says which seed and mutation each slot holds.
+# mutate.py) of small 1k/2k/4k/rev0 images, then FUZZ_BOUNDARY (default 120,
+# or "all") boundary-value images (tests/fuzz/boundary.py), in slots of one
+# container disk (fuzz.img); expected/fuzz.list says what each slot holds.
 here=$(dirname "${BASH_SOURCE[0]}")
 export E2FSPROGS_FAKE_TIME=1700000000
 fb() { # NAME TREE MKE2FS-ARGS...
@@ -20,7 +21,7 @@ fb fuzz-4k fuzz -t ext2 -b 4096 -I 128
 fb fuzz-rev0 fuzz -t ext2 -r 0 -b 1024
 mkdir -p "$IMGDIR/fuzz-bases"
 cp "$WORK"/fuzz-*.img "$IMGDIR/fuzz-bases/"
-python3 "$here/../fuzz/fuzzgen.py" "${FUZZ_COUNT:-300}" "${FUZZ_SEED:-1000}" \
+FUZZ_BOUNDARY=${FUZZ_BOUNDARY:-120} python3 "$here/../fuzz/fuzzgen.py" "${FUZZ_COUNT:-300}" "${FUZZ_SEED:-1000}" \
 	"$IMGDIR/fuzz.img" "$IMGDIR/expected/fuzz.list" \
 	"$WORK"/fuzz-1k.img "$WORK"/fuzz-2k.img "$WORK"/fuzz-4k.img "$WORK"/fuzz-rev0.img
 # The fixed set of make test (no FUZZ_SEED) must reach every reachable check.

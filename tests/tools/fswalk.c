@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <grp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -208,7 +209,7 @@ static void inode(const char *path)
 			err("readlink", path);
 		else
 			printf("link %s %.*s\n", path + strlen(root), (int)n, target);
-	} else if (S_ISREG(st.st_mode)) {
+	} else if (S_ISREG(st.st_mode) && !getenv("FSWALK_NODATA")) {
 		data(path, st.st_size);
 	}
 	xattrs(path);
@@ -335,8 +336,17 @@ int main(int argc, char **argv)
 		argc -= 3;
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: fswalk DIR [GETDENTS_BUFSIZE]\n");
+		fprintf(stderr, "usage: [FSWALK_UID=N] [FSWALK_NODATA=1] fswalk DIR [GETDENTS_BUFSIZE]\n");
 		return 2;
+	}
+	/* FSWALK_UID: walk as that (unprivileged) user and group, no groups. */
+	if (getenv("FSWALK_UID")) {
+		uid_t uid = atoi(getenv("FSWALK_UID"));
+
+		if (setgroups(0, NULL) < 0 || setgid(uid) < 0 || setuid(uid) < 0) {
+			perror("fswalk: dropping privileges");
+			return 2;
+		}
 	}
 	root = argv[1];
 	if (argc > 2)

@@ -4,11 +4,7 @@
 . /tests/lib.sh
 modprobe rust_rofs
 grep -qw rust-fs /proc/filesystems || fail "rust-fs not in /proc/filesystems"
-slab_objs() {
-	[ -e /sys/kernel/slab/rust-fs/shrink ] && echo 1 > /sys/kernel/slab/rust-fs/shrink
-	awk '$1 == "rust-fs" { print $2 }' /proc/slabinfo
-}
-before=$(slab_objs)
+before=$(slab_objs rust-fs)
 m=/mnt/rofs
 mkdir -p $m
 mount -t rust-fs none $m
@@ -76,8 +72,7 @@ while [ $i -lt 100 ]; do
 	umount $m
 	i=$((i + 1))
 done
-sleep 1
-after=$(slab_objs)
+after=$(slab_settle rust-fs "$before")
 echo "rust-fs inode cache objects: before=$before after=$after"
 expect_eq "inode cache objects after 100 mounts" "$after" "$before"
 rmmod rust_rofs

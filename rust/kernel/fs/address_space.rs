@@ -60,37 +60,37 @@ impl<T: FileSystem> Folio<T> {
         unsafe { bindings::folio_set_checked(self.as_ptr()) };
     }
 
-    /// Runs `f` on the bytes of an up-to-date folio from `offset` to the end of the page that
-    /// contains it (mapping the page with `kmap_local_folio`).
+    /// Copies bytes of an up-to-date folio, from `offset` on, into `buf`.
     ///
-    /// Fails with `EINVAL` if `offset` is not within the folio and with `EIO` if the folio is
+    /// The bytes are a snapshot: the page cache may be written while they are copied (through
+    /// a shared mapping, or the block device for buffer cache folios), so they are copied by
+    /// C `memcpy` into memory that the caller owns, and the copy may mix old and new bytes.
+    /// Fails with `EINVAL` if the range is not within the folio and with `EIO` if the folio is
     /// not up to date.
-    pub fn with_page<R>(&self, offset: usize, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
-        if offset >= self.size() {
+    pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result {
+        let end = offset.checked_add(buf.len()).ok_or(EINVAL)?;
+        if end > self.size() {
             return Err(EINVAL);
         }
         if !self.test_uptodate() {
             return Err(EIO);
         }
-        let len = bindings::PAGE_SIZE - offset % bindings::PAGE_SIZE;
-        // SAFETY: The folio is valid and referenced, and `offset` is within it.
-        let ptr = unsafe { bindings::kmap_local_folio(self.as_ptr(), offset) };
-        // SAFETY: `ptr` maps the page containing `offset` up to its end, `len` bytes. The folio
-        // is up to date, so its contents only change through writes, which read-only mappings
-        // do not get.
-        let ret = f(unsafe { core::slice::from_raw_parts(ptr.cast::<u8>(), len) });
-        // SAFETY: `ptr` was returned by `kmap_local_folio` above.
-        unsafe { bindings::kunmap_local(ptr) };
-        Ok(ret)
-    }
-
-    /// Returns the inode whose page cache the folio is in.
-    pub fn inode(&self) -> &INode<T> {
-        // SAFETY: A locked folio being read has a stable mapping, whose host is an inode of `T`
-        // (type invariants) that outlives its page cache.
-        unsafe {
-            INode::from_raw((*(*self.as_ptr()).__bindgen_anon_1.__bindgen_anon_1.mapping).host)
+        let mut done = 0;
+        while done < buf.len() {
+            let off = offset + done;
+            let n = (bindings::PAGE_SIZE - off % bindings::PAGE_SIZE).min(buf.len() - done);
+            // SAFETY: The folio is valid and referenced, and `off` is within it.
+            let ptr = unsafe { bindings::kmap_local_folio(self.as_ptr(), off) };
+            // SAFETY: `ptr` maps the page containing `off` up to its end, which has at least `n`
+            // bytes; `buf[done..]` has room for `n` bytes. Concurrent writes to the page are
+            // outside Rust's memory model here: the copy is done by C, into memory only we use.
+            unsafe {
+                bindings::memcpy(buf[done..].as_mut_ptr().cast(), ptr.cast_const(), n);
+                bindings::kunmap_local(ptr);
+            }
+            done += n;
         }
+        Ok(())
     }
 }
 
@@ -127,16 +127,22 @@ unsafe impl<T: FileSystem> AlwaysRefCounted for Folio<T> {
 impl<T: FileSystem> INode<T> {
     /// Returns folio number `index` of the inode's page cache, reading it with the inode's
     /// [`AddressSpaceOperations`] if needed (`read_mapping_folio`). The folio is up to date.
+    ///
+    /// Fails with `EINVAL` if the inode's address space cannot read folios (no
+    /// [`AddressSpaceOperations::read_folio`], see [`NewINode::set_aops`]).
     pub fn read_mapping_folio(&self, index: u64) -> Result<ARef<Folio<T>>> {
         let index = usize::try_from(index).map_err(|_| EINVAL)?;
-        // SAFETY: The inode is valid, and so is its mapping; a NULL file is allowed.
+        // SAFETY: The inode is valid, and so is its mapping.
+        let mapping = unsafe { (*self.as_ptr()).i_mapping };
+        // `read_cache_folio` with no filler calls `a_ops->read_folio`: it must exist. The
+        // operations of a mapping are set once, while the inode is new.
+        // SAFETY: The mapping is valid.
+        if !unsafe { bindings::mapping_has_read_folio(mapping) } {
+            return Err(EINVAL);
+        }
+        // SAFETY: The mapping is valid and has `read_folio`; a NULL file is allowed.
         let folio = from_err_ptr(unsafe {
-            bindings::read_cache_folio(
-                (*self.as_ptr()).i_mapping,
-                index,
-                None,
-                core::ptr::null_mut(),
-            )
+            bindings::read_cache_folio(mapping, index, None, core::ptr::null_mut())
         })?;
         let folio = NonNull::new(folio).ok_or(EIO)?;
         // SAFETY: `read_cache_folio` returned a referenced folio of this inode's mapping.
@@ -146,9 +152,16 @@ impl<T: FileSystem> INode<T> {
 
 /// A locked folio: the folio lock is held, and released when this is dropped.
 ///
+/// It is given to [`AddressSpaceOperations::read_folio`] to fill: it is not up to date, so no
+/// one else reads or writes its contents (readers wait for the lock or for `PG_uptodate`, and
+/// writers and mappings need the folio up to date and locked). [`LockedFolio::end_read`] ends
+/// that phase: it marks the folio up to date and unlocks it at once, so the folio is never up to
+/// date while still writable through this value.
+///
 /// # Invariants
 ///
-/// The folio is locked and the lock is owned by this value.
+/// The folio is locked, the lock is owned by this value, and the folio is in the page cache of
+/// an inode of `T`, not up to date.
 pub struct LockedFolio<'a, T: FileSystem>(&'a Folio<T>);
 
 impl<'a, T: FileSystem> LockedFolio<'a, T> {
@@ -170,6 +183,17 @@ impl<'a, T: FileSystem> LockedFolio<'a, T> {
         ptr
     }
 
+    /// Returns the inode whose page cache the folio is in.
+    pub fn inode(&self) -> &INode<T> {
+        // SAFETY: By the type invariants the folio is locked and in the page cache of an inode
+        // of `T`: its mapping is stable while it is locked (truncation takes the folio lock),
+        // and the inode outlives its page cache.
+        unsafe {
+            let mapping = bindings::folio_mapping_once(self.0.as_ptr());
+            INode::from_raw((*mapping).host)
+        }
+    }
+
     /// Runs `cb` on the folio's bytes at `offset..offset + len`, which must fit in one page
     /// (mapping it with `kmap_local_folio`).
     fn with_page<R>(&mut self, offset: usize, len: usize, cb: impl FnOnce(&mut [u8]) -> R) -> R {
@@ -177,8 +201,8 @@ impl<'a, T: FileSystem> LockedFolio<'a, T> {
         // callers) and the mapping is released below before the folio can go away.
         let ptr = unsafe { bindings::kmap_local_folio(self.0.as_ptr(), offset) };
         // SAFETY: `ptr` maps at least up to the end of the page containing `offset`, and the
-        // callers only ask for `len` bytes within that page. The folio is locked and not
-        // uptodate, so no one else accesses its contents.
+        // callers only ask for `len` bytes within that page. By the type invariants the folio is
+        // locked and not up to date, so no one else accesses its contents.
         let ret = cb(unsafe { core::slice::from_raw_parts_mut(ptr.cast::<u8>(), len) });
         // SAFETY: `ptr` was returned by `kmap_local_folio` above.
         unsafe { bindings::kunmap_local(ptr) };
@@ -218,16 +242,18 @@ impl<'a, T: FileSystem> LockedFolio<'a, T> {
         Ok(())
     }
 
-    /// Marks the folio as up to date (after its contents were filled).
-    pub fn mark_uptodate(&mut self) {
-        // SAFETY: The folio is valid and locked by us.
-        unsafe { bindings::folio_mark_uptodate(self.0.as_ptr()) };
-    }
-
-    /// Flushes the data cache for the folio, after writing to it through a kernel mapping.
-    pub fn flush_dcache(&mut self) {
-        // SAFETY: The folio is valid.
-        unsafe { bindings::flush_dcache_folio(self.0.as_ptr()) };
+    /// Ends a successful read: flushes the data cache (the contents were written through a
+    /// kernel mapping), then marks the folio up to date and unlocks it (`folio_end_read`).
+    ///
+    /// Dropping a [`LockedFolio`] instead unlocks it without marking it up to date: the read
+    /// failed.
+    pub fn end_read(self) {
+        let ptr = self.into_raw();
+        // SAFETY: The folio is valid and was locked by us (the lock is released here).
+        unsafe {
+            bindings::flush_dcache_folio(ptr);
+            bindings::folio_end_read(ptr, true);
+        }
     }
 }
 
@@ -274,9 +300,11 @@ pub trait AddressSpaceOperations {
     /// Whether the page cache of inodes with these operations can use large folios.
     const LARGE_FOLIOS: bool = false;
 
-    /// Reads the contents of `folio` (`read_folio`); the folio is unlocked when it is dropped.
+    /// Reads the contents of `folio` (`read_folio`).
     ///
-    /// On success the folio must be marked up to date.
+    /// On success the folio is ended with [`LockedFolio::end_read`] (or given to a reader that
+    /// ends it, such as [`mpage_read_folio`]); if it is dropped instead, it is unlocked and not
+    /// up to date, and readers get `EIO`.
     fn read_folio(
         _file: Option<&File<Self::FileSystem>>,
         _folio: LockedFolio<'_, Self::FileSystem>,
@@ -315,8 +343,12 @@ impl<T: FileSystem> Ops<T> {
                 } else {
                     None
                 },
-                // SAFETY: All-zero is a valid (empty) value for the remaining fields.
-                ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
+                // Buffer heads attached to folios (`mpage_read_folio` falls back to
+                // `block_read_full_folio`, which attaches them) are released when the folio is
+                // truncated or evicted. The bindings give file systems no other use of
+                // `folio->private`, and for folios without buffers this does nothing.
+                invalidate_folio: Some(bindings::block_invalidate_folio),
+                ..pin_init::zeroed()
             };
 
             /// # Safety

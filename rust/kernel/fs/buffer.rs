@@ -7,6 +7,7 @@
 use super::sb::{State, SuperBlock};
 use super::FileSystem;
 use crate::error::{code::*, Result};
+use crate::prelude::*;
 use crate::sync::aref::{ARef, AlwaysRefCounted};
 use crate::{bindings, types::Opaque};
 use core::ptr::NonNull;
@@ -24,12 +25,40 @@ use core::ptr::NonNull;
 pub struct Head(Opaque<bindings::buffer_head>);
 
 impl Head {
-    /// Returns the block's data.
-    pub fn data(&self) -> &[u8] {
-        let h = self.0.get();
+    /// Returns the size of the block in bytes.
+    pub fn size(&self) -> usize {
+        // SAFETY: `b_size` of a mapped, referenced buffer does not change.
+        unsafe { (*self.0.get()).b_size }
+    }
+
+    /// Copies bytes of the block, from `offset` on, into `buf`.
+    ///
+    /// The block lives in the page cache of the block device, which may be written while the
+    /// file system reads it (by the file system itself once it writes, or by anyone who opened
+    /// the device for writing, `CONFIG_BLK_DEV_WRITE_MOUNTED`): so the bytes are copied by C
+    /// `memcpy` into memory that the caller owns, a snapshot that may mix old and new bytes.
+    /// Fails with `EINVAL` if the range is not within the block.
+    pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result {
+        let end = offset.checked_add(buf.len()).ok_or(EINVAL)?;
+        if end > self.size() {
+            return Err(EINVAL);
+        }
         // SAFETY: The buffer head is valid and referenced, so its data stays mapped at `b_data`
-        // for `b_size` bytes while the reference lives.
-        unsafe { core::slice::from_raw_parts((*h).b_data.cast::<u8>(), (*h).b_size) }
+        // for `b_size` bytes while the reference lives, and `offset..end` is within them.
+        // Concurrent writes to it are outside Rust's memory model: C copies the bytes into `buf`,
+        // which only we use.
+        unsafe {
+            let src = (*self.0.get()).b_data.cast::<u8>().add(offset);
+            bindings::memcpy(buf.as_mut_ptr().cast(), src.cast(), buf.len());
+        }
+        Ok(())
+    }
+
+    /// Returns a copy of the whole block (see [`Head::read`]).
+    pub fn to_vec(&self) -> Result<KVec<u8>> {
+        let mut v = KVec::from_elem(0u8, self.size(), GFP_KERNEL)?;
+        self.read(0, &mut v)?;
+        Ok(v)
     }
 
     /// Returns the block number of the buffer on its device.
@@ -52,10 +81,11 @@ unsafe impl AlwaysRefCounted for Head {
     }
 }
 
-// SAFETY: Buffer heads are reference counted atomically and their data is read-only here, so
-// they may be used and released from any thread.
+// SAFETY: Buffer heads are reference counted atomically, and may be used and released from any
+// thread in process context.
 unsafe impl Send for Head {}
-// SAFETY: As above, shared references only give read access to up-to-date data.
+// SAFETY: Shared references only read immutable fields and copy the data with C (see
+// `Head::read`).
 unsafe impl Sync for Head {}
 
 impl<T: FileSystem, S: State> SuperBlock<T, S> {

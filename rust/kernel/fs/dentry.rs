@@ -7,7 +7,7 @@
 use super::{inode::INode, sb::SuperBlock, FileSystem};
 use crate::error::{code::*, from_err_ptr, Result};
 use crate::sync::aref::{ARef, AlwaysRefCounted};
-use crate::{bindings, types::Opaque};
+use crate::{bindings, ffi::c_uint, types::Opaque};
 use core::{marker::PhantomData, mem::ManuallyDrop, ptr::NonNull};
 
 /// A directory entry.
@@ -93,11 +93,9 @@ impl<'a, T: FileSystem> Unhashed<'a, T> {
         // SAFETY: The name of a dentry being looked up is stable (the parent is locked), and the
         // dentry lives for `'a`.
         unsafe {
-            let name = &(*self.dentry).__bindgen_anon_1.d_name;
-            core::slice::from_raw_parts(
-                name.name,
-                name.__bindgen_anon_1.__bindgen_anon_1.len as usize,
-            )
+            let mut len: c_uint = 0;
+            let name = bindings::dentry_name(self.dentry, &mut len);
+            core::slice::from_raw_parts(name, len as usize)
         }
     }
 

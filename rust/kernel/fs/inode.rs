@@ -156,15 +156,78 @@ impl<T: FileSystem> INode<T> {
 
     /// Returns the size of the inode contents (`i_size_read`).
     pub fn size(&self) -> i64 {
-        // SAFETY: Read-only file systems never change `i_size` after initialisation; on 64-bit
-        // a plain read is `i_size_read`.
-        unsafe { ptr::read_volatile(&raw const (*self.as_ptr()).i_size) }
+        self.as_rcu().size()
+    }
+
+    /// Returns the data associated with the inode.
+    pub fn data(&self) -> &T::INodeData {
+        self.as_rcu().data()
+    }
+
+    /// Returns the view of the inode that RCU path walk has (no reference counting).
+    pub fn as_rcu(&self) -> &RcuINode<T> {
+        // SAFETY: `RcuINode` is a transparent wrapper of the same inode, whose invariants are
+        // weaker than `INode`'s (any initialised inode whose memory is valid for `'_`).
+        unsafe { RcuINode::from_raw(self.as_ptr()) }
+    }
+}
+
+// SAFETY: An `ARef<INode>` owns a reference that may be dropped (`iput`) on any thread in
+// process context, and `INode`'s methods only read fields that are immutable after
+// initialisation or read with the kernel's lockless accessors.
+unsafe impl<T: FileSystem> Send for INode<T> {}
+
+// SAFETY: As above, shared references only give access to immutable fields, lockless reads and
+// the file system's data, which is `Sync` (`FileSystem::INodeData: Sync`).
+unsafe impl<T: FileSystem> Sync for INode<T> {}
+
+/// An inode as seen during RCU path walk (`LOOKUP_RCU`), where no reference is held.
+///
+/// The inode may be being evicted, its refcount may be zero: it cannot be ref-counted (unlike
+/// [`INode`]), only read. Its memory, and its [`FileSystem::INodeData`], stay valid until the
+/// end of the current RCU read-side critical section, because the bindings free inodes (and
+/// drop their data) only after an RCU grace period (see [`FileSystem::INodeData`]).
+///
+/// # Invariants
+///
+/// The inode is an initialised inode of file system `T` (embedded in an `INodeWithData` whose
+/// data is initialised), whose memory is valid for the lifetime of the reference.
+#[repr(transparent)]
+pub struct RcuINode<T: FileSystem>(Opaque<bindings::inode>, PhantomData<T>);
+
+impl<T: FileSystem> RcuINode<T> {
+    /// Creates an RCU view of an inode from a raw pointer.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be an initialised inode of file system `T` whose memory stays valid for the
+    /// duration of `'a` (for instance, because an RCU read-side critical section lasts that
+    /// long).
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::inode) -> &'a Self {
+        // SAFETY: The safety requirements guarantee that the cast below is ok.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    fn as_ptr(&self) -> *mut bindings::inode {
+        self.0.get()
+    }
+
+    /// Returns the number of the inode.
+    pub fn ino(&self) -> u64 {
+        // SAFETY: `i_ino` is immutable after initialisation, and the memory is valid.
+        unsafe { (*self.as_ptr()).i_ino }
+    }
+
+    /// Returns the size of the inode contents (`i_size_read`).
+    pub fn size(&self) -> i64 {
+        // SAFETY: The inode's memory is valid; `i_size_read` is the kernel's lockless read.
+        unsafe { bindings::i_size_read(self.as_ptr()) }
     }
 
     /// Returns the data associated with the inode.
     pub fn data(&self) -> &T::INodeData {
         // SAFETY: By the type invariants the inode is embedded in an `INodeWithData` whose data
-        // is initialised.
+        // is initialised and, as the memory, valid for the lifetime of `self`.
         unsafe {
             let outer = crate::container_of!(self.as_ptr(), INodeWithData<T::INodeData>, inode);
             (*outer).data.assume_init_ref()
@@ -190,15 +253,20 @@ unsafe impl<T: FileSystem> AlwaysRefCounted for INode<T> {
 ///
 /// # Invariants
 ///
-/// `data` is initialised if and only if `data_init` is true.
+/// `data` is initialised if and only if `data_init` is true. `rwork` is used only once the inode
+/// was destroyed, to free the object.
 #[repr(C)]
 pub(crate) struct INodeWithData<D> {
     data: MaybeUninit<D>,
     data_init: bool,
+    rwork: bindings::rcu_work,
     inode: bindings::inode,
 }
 
 impl<D> INodeWithData<D> {
+    /// The offset of the file system's data in the object.
+    pub(crate) const DATA_OFFSET: usize = core::mem::offset_of!(Self, data);
+
     /// The kmem cache constructor: `inode_init_once` on the embedded inode.
     /// # Safety
     ///
@@ -244,24 +312,50 @@ impl<D> INodeWithData<D> {
 
     /// # Safety
     ///
-    /// `free_inode` of `struct super_operations`: `inode` is an unused inode allocated by
-    /// [`Self::alloc_inode_callback`].
-    pub(crate) unsafe extern "C" fn free_inode_callback(inode: *mut bindings::inode) {
+    /// `destroy_inode` of `struct super_operations`, with no `free_inode`: `inode` is an inode
+    /// allocated by [`Self::alloc_inode_callback`] that is being destroyed, on a valid
+    /// superblock; freeing it is left to this callback.
+    ///
+    /// RCU path walkers may still look at the inode (and its data, see [`RcuINode`]) until a
+    /// grace period has passed, and the data's `Drop` may sleep: so the data is dropped and the
+    /// object freed by [`Self::free_work_callback`], queued with `queue_rcu_work`, which runs
+    /// in process context after a grace period.
+    pub(crate) unsafe extern "C" fn destroy_inode_callback(inode: *mut bindings::inode) {
         // SAFETY: All inodes of this file system are allocated by `alloc_inode_callback`, so
-        // `inode` is embedded in a `Self`, which is unused now.
+        // `inode` is embedded in a `Self`; the VFS does not use it after this call.
         let ptr = unsafe { crate::container_of!(inode, Self, inode) };
-        // SAFETY: As above; by the type invariants `data_init` says whether the data was
-        // initialised (by `NewINode::init`); it is dropped only here.
+        // SAFETY: The superblock is valid while its inodes are destroyed; it belongs to a file
+        // system registered with a `Registration` (whose workqueue outlives its superblocks).
+        let wq = unsafe { super::Registration::free_wq((*inode).i_sb) };
+        // SAFETY: `rwork` is ours (type invariants) and initialised here; the work runs once.
+        unsafe {
+            bindings::init_rcu_work(&raw mut (*ptr).rwork, Some(Self::free_work_callback));
+            bindings::queue_rcu_work(wq, &raw mut (*ptr).rwork);
+        }
+    }
+
+    /// # Safety
+    ///
+    /// Work function queued by [`Self::destroy_inode_callback`]: `work` is the `rwork.work` of
+    /// a destroyed `Self`, after an RCU grace period, in process context.
+    unsafe extern "C" fn free_work_callback(work: *mut bindings::work_struct) {
+        // SAFETY: `work` is the `work` field of the `rwork` field of a `Self`.
+        let ptr = unsafe {
+            let rwork = crate::container_of!(work, bindings::rcu_work, work);
+            crate::container_of!(rwork, Self, rwork)
+        };
+        // SAFETY: No one uses the object any more (destroyed, and a grace period has passed
+        // since, so RCU walkers are done too); by the type invariants `data_init` says whether
+        // the data was initialised (by `NewINode::init`); it is dropped only here.
         unsafe {
             if (*ptr).data_init {
                 (*ptr).data.assume_init_drop();
             }
         }
-        // `free_inode` runs after an RCU grace period, possibly after the superblock was freed
-        // (on another CPU: a failed mount frees its superblock through RCU too), so `i_sb` must
-        // not be used to find the inode cache. `kfree` finds it from the object itself.
+        // The superblock may be gone by now, so `i_sb` must not be used to find the inode
+        // cache: `kfree` finds it from the object itself.
         // SAFETY: The object was allocated by `kmem_cache_alloc` in `alloc_inode_callback`, and
-        // is not used any more.
+        // is not used any more; the workqueue does not touch `work` after calling us.
         unsafe { bindings::kfree(ptr.cast()) };
     }
 }
@@ -322,7 +416,7 @@ impl<T: FileSystem> NewINode<T> {
             bindings::set_nlink(inode, params.nlink);
             bindings::i_uid_write(inode, params.uid);
             bindings::i_gid_write(inode, params.gid);
-            inode.i_size = params.size;
+            bindings::i_size_write(inode, params.size);
             inode.i_blocks = params.blocks;
             inode.i_generation = params.generation;
             inode.i_atime_sec = params.atime.secs;
@@ -332,7 +426,7 @@ impl<T: FileSystem> NewINode<T> {
             inode.i_ctime_sec = params.ctime.secs;
             inode.i_ctime_nsec = params.ctime.nsecs;
 
-            // INVARIANT: The data is written, then marked initialised; `free_inode` drops it.
+            // INVARIANT: The data is written, then marked initialised; `free_work_callback` drops it.
             let outer = crate::container_of!(inode_ptr, INodeWithData<T::INodeData>, inode);
             (*outer).data.write(params.value);
             (*outer).data_init = true;
@@ -383,6 +477,25 @@ pub struct Params<T: FileSystem> {
     pub value: T::INodeData,
 }
 
+/// The inode whose link target [`INodeOperations::get_link`] is asked for, and how.
+pub enum LinkWalk<'a, T: FileSystem> {
+    /// RCU path walk (`LOOKUP_RCU`, no dentry): the inode may be dying and holds no reference
+    /// for us, the caller is in an RCU read-side critical section and must not block.
+    Rcu(&'a RcuINode<T>),
+    /// Ref walk: the dentry and its inode are referenced.
+    Ref(&'a DEntry<T>, &'a INode<T>),
+}
+
+impl<'a, T: FileSystem> LinkWalk<'a, T> {
+    /// Returns the inode, as the view that both walks have.
+    pub fn inode(&self) -> &'a RcuINode<T> {
+        match self {
+            LinkWalk::Rcu(i) => i,
+            LinkWalk::Ref(_, i) => i.as_rcu(),
+        }
+    }
+}
+
 /// A symbolic link target returned by [`INodeOperations::get_link`].
 pub enum Link<'a> {
     /// A target that lives at least as long as the inode (e.g. in its data).
@@ -410,14 +523,12 @@ pub trait INodeOperations {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
 
-    /// Returns the target of symbolic link `inode` (`get_link`).
+    /// Returns the target of a symbolic link (`get_link`).
     ///
-    /// `dentry` is `None` in RCU-walk mode, where the implementation must not block (return
-    /// `ECHILD` to be called again in ref-walk mode).
-    fn get_link<'a>(
-        _dentry: Option<&DEntry<Self::FileSystem>>,
-        _inode: &'a INode<Self::FileSystem>,
-    ) -> Result<Link<'a>> {
+    /// In RCU path walk ([`LinkWalk::Rcu`]) the implementation must not block, and can only
+    /// return a [`Link::Borrowed`] target: an owned one is refused with `ECHILD` (the VFS then
+    /// calls again in ref walk). Return `ECHILD` to ask for ref walk directly.
+    fn get_link<'a>(_walk: LinkWalk<'a, Self::FileSystem>) -> Result<Link<'a>> {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
 
@@ -455,8 +566,7 @@ impl<T: FileSystem> Ops<T> {
                 } else {
                     None
                 },
-                // SAFETY: All-zero is a valid (empty) value for the remaining fields.
-                ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
+                ..pin_init::zeroed()
             };
 
             /// # Safety
@@ -491,32 +601,41 @@ impl<T: FileSystem> Ops<T> {
                 inode_ptr: *mut bindings::inode,
                 delayed_call: *mut bindings::delayed_call,
             ) -> *const c_char {
-                // SAFETY: The C API guarantees that `dentry_ptr` is NULL or a valid dentry.
-                let dentry =
-                    (!dentry_ptr.is_null()).then(|| unsafe { DEntry::<T>::from_raw(dentry_ptr) });
-                // SAFETY: The C API guarantees that `inode_ptr` is a valid inode of this fs.
-                let inode = unsafe { INode::<T>::from_raw(inode_ptr) };
-                match U::get_link(dentry, inode) {
-                    Err(e) => e.to_ptr::<c_char>(),
-                    Ok(Link::Borrowed(s)) => s.as_char_ptr(),
-                    Ok(Link::Owned(mut v)) => {
-                        if v.last() != Some(&0) && v.push(0, GFP_KERNEL).is_err() {
-                            return ENOMEM.to_ptr::<c_char>();
-                        }
-                        let Ok(b) = KBox::new(v, GFP_KERNEL) else {
-                            return ENOMEM.to_ptr::<c_char>();
-                        };
-                        let ret = b.as_ptr().cast::<c_char>();
-                        // SAFETY: `delayed_call` is valid; the box is freed by `drop_link`.
-                        unsafe {
-                            bindings::set_delayed_call(
-                                delayed_call,
-                                Some(drop_link),
-                                KBox::into_raw(b).cast(),
-                            )
-                        };
-                        ret
+                let walk = if dentry_ptr.is_null() {
+                    // SAFETY: RCU walk: the C API guarantees that `inode_ptr` is an inode of
+                    // this fs (it has this table, so it was initialised), whose memory stays
+                    // valid during the RCU read-side critical section that spans this call.
+                    LinkWalk::Rcu(unsafe { RcuINode::<T>::from_raw(inode_ptr) })
+                } else {
+                    // SAFETY: Ref walk: the C API guarantees that `dentry_ptr` is a valid,
+                    // referenced dentry and `inode_ptr` its inode, of this fs.
+                    unsafe {
+                        LinkWalk::Ref(
+                            DEntry::<T>::from_raw(dentry_ptr),
+                            INode::<T>::from_raw(inode_ptr),
+                        )
                     }
+                };
+                let rcu = matches!(walk, LinkWalk::Rcu(_));
+                match U::get_link(walk) {
+                    Err(e) => e.to_ptr::<c_char>(),
+                    // A target in the inode's memory outside the usercopy whitelist would make
+                    // `readlink` (ref walk) trip hardened usercopy: give it a copy instead. RCU
+                    // walk does not copy targets to user space.
+                    Ok(Link::Borrowed(s)) if !rcu && !usercopy_allowed::<T>(inode_ptr, s) => {
+                        let mut v = KVec::new();
+                        match v.extend_from_slice(s.to_bytes_with_nul(), GFP_KERNEL) {
+                            // SAFETY: `delayed_call` is valid for write.
+                            Ok(()) => unsafe { owned_link(v, delayed_call) },
+                            Err(_) => ENOMEM.to_ptr::<c_char>(),
+                        }
+                    }
+                    Ok(Link::Borrowed(s)) => s.as_char_ptr(),
+                    // An owned target needs allocations (and a delayed call) that may sleep:
+                    // not in RCU walk. Dropping the vector (`kfree`) does not sleep.
+                    Ok(Link::Owned(_)) if rcu => ECHILD.to_ptr::<c_char>(),
+                    // SAFETY: `delayed_call` is valid for write.
+                    Ok(Link::Owned(v)) => unsafe { owned_link(v, delayed_call) },
                 }
             }
 
@@ -537,8 +656,11 @@ impl<T: FileSystem> Ops<T> {
                     // SAFETY: The C API guarantees that `buf` is valid for `size` bytes.
                     unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), size) }
                 };
+                let len = buf.len();
                 match U::listxattr(dentry, buf) {
-                    Ok(n) => n as isize,
+                    // The VFS copies `n` bytes of `buf` to user space: never more than it has.
+                    Ok(n) if len != 0 && n > len => ERANGE.to_errno() as isize,
+                    Ok(n) => isize::try_from(n).unwrap_or(E2BIG.to_errno() as isize),
                     Err(e) => e.to_errno() as isize,
                 }
             }
@@ -550,6 +672,46 @@ impl<T: FileSystem> Ops<T> {
     pub(crate) const fn as_ptr(&self) -> *const bindings::inode_operations {
         self.0
     }
+}
+
+/// Returns whether the bytes of `s` may be copied to user space as far as the inode cache of `T`
+/// is concerned: they are not in the inode object of `inode_ptr`, or are within the whitelist
+/// declared by [`FileSystem::INODE_DATA_USERCOPY`].
+fn usercopy_allowed<T: FileSystem>(inode_ptr: *mut bindings::inode, s: &CStr) -> bool {
+    let obj = inode_ptr
+        .addr()
+        .wrapping_sub(core::mem::offset_of!(INodeWithData<T::INodeData>, inode));
+    let start = s.as_char_ptr().addr();
+    let len = s.to_bytes_with_nul().len();
+    let size = core::mem::size_of::<INodeWithData<T::INodeData>>();
+    if start.saturating_add(len) <= obj || start >= obj.saturating_add(size) {
+        return true;
+    }
+    match T::INODE_DATA_USERCOPY {
+        None => false,
+        Some((off, n)) => {
+            let lo = obj + INodeWithData::<T::INodeData>::DATA_OFFSET + off;
+            start >= lo && start.saturating_add(len) <= lo.saturating_add(n)
+        }
+    }
+}
+
+/// Hands an owned link target to the VFS: NUL-terminates it and frees it with a delayed call.
+///
+/// # Safety
+///
+/// `delayed_call` must be the valid `delayed_call` of a `get_link` call in ref walk.
+unsafe fn owned_link(mut v: KVec<u8>, delayed_call: *mut bindings::delayed_call) -> *const c_char {
+    if v.last() != Some(&0) && v.push(0, GFP_KERNEL).is_err() {
+        return ENOMEM.to_ptr::<c_char>();
+    }
+    let Ok(b) = KBox::new(v, GFP_KERNEL) else {
+        return ENOMEM.to_ptr::<c_char>();
+    };
+    let ret = b.as_ptr().cast::<c_char>();
+    // SAFETY: `delayed_call` is valid (safety requirements); the box is freed by `drop_link`.
+    unsafe { bindings::set_delayed_call(delayed_call, Some(drop_link), KBox::into_raw(b).cast()) };
+    ret
 }
 
 /// # Safety

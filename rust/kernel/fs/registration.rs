@@ -23,7 +23,21 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
     type Data: Send + Sync;
 
     /// Data stored in each inode, next to the `struct inode` (as `ext2_inode_info` in C).
+    ///
+    /// It lives as long as the inode's memory: it is dropped after the inode was destroyed and
+    /// an RCU grace period has passed (so RCU path walkers may still read it, see
+    /// [`RcuINode`](super::inode::RcuINode)), in process context, where its `Drop` may sleep.
     type INodeData: Send + Sync;
+
+    /// The part of [`FileSystem::INodeData`] that may be copied to user space directly from the
+    /// inode cache, as `(offset, size)` in bytes within `INodeData` (the usercopy whitelist of
+    /// `kmem_cache_create_usercopy`): data that a [`Link::Borrowed`] target points into, for
+    /// instance. With `CONFIG_HARDENED_USERCOPY`, copying anything else of an inode to user
+    /// space is refused with a kernel BUG. [`Registration::new`] fails with `EINVAL` if the
+    /// region is not within `INodeData`.
+    ///
+    /// [`Link::Borrowed`]: super::inode::Link::Borrowed
+    const INODE_DATA_USERCOPY: Option<(usize, usize)> = None;
 
     /// The name of the file system type, as given to `mount -t`.
     const NAME: &'static CStr;
@@ -47,14 +61,23 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
 /// A registration of a file system type.
 ///
 /// Registered on creation, unregistered on drop. It owns the kmem cache that holds the inodes
-/// (with their [`FileSystem::INodeData`]) of the file system.
+/// (with their [`FileSystem::INodeData`]) of the file system, and the workqueue on which they
+/// are freed.
+///
+/// A registration is created by [`module_fs!`](crate::module_fs) as the state of its module:
+/// superblocks of the type hold a reference to the module (`file_system_type.owner`), so it is
+/// dropped only when none exists.
 ///
 /// # Invariants
 ///
 /// `fs` is registered with the VFS while this exists; `inode_cache` holds objects of type
-/// `INodeWithData<T::INodeData>`, where `T` is the file system it was built for.
+/// `INodeWithData<T::INodeData>`, where `T` is the file system it was built for; `free_wq` is
+/// the workqueue on which they are freed. This value is dropped only when no superblock of `fs`
+/// exists (module exit of `fs.owner`).
 #[pin_data(PinnedDrop)]
 pub struct Registration {
+    // Dropped in this order: pending frees are run before the cache is destroyed.
+    free_wq: WorkQueue,
     inode_cache: KMemCache,
     #[pin]
     fs: Opaque<bindings::file_system_type>,
@@ -72,12 +95,41 @@ unsafe impl Send for Registration {}
 
 impl Registration {
     /// Creates the initialiser of a new file system registration.
-    pub fn new<T: FileSystem>(module: &'static ThisModule) -> impl PinInit<Self, Error> {
+    ///
+    /// # Safety
+    ///
+    /// The registration must be dropped only when no superblock of the file system exists: it
+    /// must be owned by `module`'s state and dropped at its exit (mounted superblocks keep the
+    /// module loaded). [`module_fs!`](crate::module_fs) does this.
+    pub unsafe fn new<T: FileSystem>(module: &'static ThisModule) -> impl PinInit<Self, Error> {
         let size = size_of::<INodeWithData<T::INodeData>>();
         try_pin_init!(Self {
             _pin: PhantomPinned,
+            free_wq: {
+                // SAFETY: The name is a static C string; the flags are valid.
+                let wq = unsafe { bindings::vfs_alloc_free_wq(T::NAME.as_char_ptr()) };
+                if wq.is_null() {
+                    return Err(ENOMEM);
+                }
+                WorkQueue(wq)
+            },
             inode_cache: {
+                let (useroffset, usersize) = match T::INODE_DATA_USERCOPY {
+                    None => (0, 0),
+                    Some((off, len)) => {
+                        let end = off.checked_add(len).ok_or(EINVAL)?;
+                        if len == 0 || end > size_of::<T::INodeData>() {
+                            return Err(EINVAL);
+                        }
+                        let base = INodeWithData::<T::INodeData>::DATA_OFFSET;
+                        (u32::try_from(base + off)?, u32::try_from(len)?)
+                    }
+                };
                 let mut args = bindings::kmem_cache_args {
+                    // The objects hold a `T::INodeData`: they must be aligned for it.
+                    align: u32::try_from(core::mem::align_of::<INodeWithData<T::INodeData>>())?,
+                    useroffset,
+                    usersize,
                     ctor: Some(INodeWithData::<T::INodeData>::init_once_callback),
                     ..pin_init::zeroed()
                 };
@@ -119,23 +171,43 @@ impl Registration {
         })
     }
 
+    /// Returns the registration of the file system type that `sb` belongs to.
+    ///
+    /// # Safety
+    ///
+    /// `sb` must be a valid superblock of a file system type registered by a [`Registration`].
+    unsafe fn of_sb(sb: *mut bindings::super_block) -> *const Self {
+        // SAFETY: `s_type` of a valid superblock is the registered type, which is the `fs` field
+        // of a live `Registration` (by the type invariants it outlives the superblock).
+        unsafe {
+            crate::container_of!(
+                (*sb).s_type.cast::<Opaque<bindings::file_system_type>>(),
+                Self,
+                fs
+            )
+        }
+    }
+
     /// Returns the inode cache of the file system type that `sb` belongs to.
     ///
     /// # Safety
     ///
     /// `sb` must be a valid superblock of a file system type registered by a [`Registration`].
     pub(crate) unsafe fn inode_cache(sb: *mut bindings::super_block) -> *mut bindings::kmem_cache {
-        // SAFETY: `s_type` of a valid superblock is the registered type, which is the `fs` field
-        // of a live `Registration` (mounted file systems pin the module).
-        let reg = unsafe {
-            crate::container_of!(
-                (*sb).s_type.cast::<Opaque<bindings::file_system_type>>(),
-                Self,
-                fs
-            )
-        };
-        // SAFETY: `reg` points to a live `Registration`, as argued above.
-        unsafe { (*reg).inode_cache.0 }
+        // SAFETY: `Registration::of_sb` points to a live `Registration` (see there).
+        unsafe { (*Self::of_sb(sb)).inode_cache.0 }
+    }
+
+    /// Returns the workqueue on which the inodes of the file system type of `sb` are freed.
+    ///
+    /// # Safety
+    ///
+    /// `sb` must be a valid superblock of a file system type registered by a [`Registration`].
+    pub(crate) unsafe fn free_wq(
+        sb: *mut bindings::super_block,
+    ) -> *mut bindings::workqueue_struct {
+        // SAFETY: `Registration::of_sb` points to a live `Registration` (see there).
+        unsafe { (*Self::of_sb(sb)).free_wq.0 }
     }
 
     /// # Safety
@@ -188,10 +260,28 @@ impl PinnedDrop for Registration {
         // `unregister_filesystem` on the previously registered fs.
         unsafe { bindings::unregister_filesystem(self.fs.get()) };
 
-        // Inodes are freed after an RCU grace period: wait for them before destroying the cache.
+        // Inodes are freed on `free_wq` after an RCU grace period (`queue_rcu_work`): wait for
+        // the grace periods, so that every pending free is queued; the workqueue is drained and
+        // destroyed when the `free_wq` field is dropped, and the inode cache after it.
         // SAFETY: `rcu_barrier` can be called from process context, where modules are unloaded.
         unsafe { bindings::rcu_barrier() };
-        // The inode cache is destroyed when the `inode_cache` field is dropped, after this.
+    }
+}
+
+/// An owned workqueue.
+///
+/// # Invariants
+///
+/// The pointer is a valid workqueue, owned by this value.
+struct WorkQueue(*mut bindings::workqueue_struct);
+
+impl Drop for WorkQueue {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariants the workqueue is valid and ours; `destroy_workqueue`
+        // runs the work still queued on it. Nothing queues on it any more: it is dropped with
+        // its `Registration`, when no superblock exists and after `rcu_barrier` (see
+        // `Registration::drop`).
+        unsafe { bindings::destroy_workqueue(self.0) };
     }
 }
 
@@ -298,7 +388,9 @@ impl<T: FileSystem> Tables<T> {
 ///
 /// # Examples
 ///
-/// ```
+/// (Not run as a KUnit doctest: it declares a module.)
+///
+/// ```ignore
 /// # mod module_fs_sample {
 /// use kernel::fs::{dentry, inode, sb, sb::SuperBlock};
 /// use kernel::prelude::*;
@@ -348,7 +440,9 @@ macro_rules! module_fs {
                 module: &'static $crate::ThisModule,
             ) -> impl ::pin_init::PinInit<Self, $crate::error::Error> {
                 $crate::try_pin_init!(Self {
-                    _fs <- $crate::fs::Registration::new::<$type>(module),
+                    // SAFETY: The registration is the module's state, dropped at module exit,
+                    // when no superblock of the file system exists.
+                    _fs <- unsafe { $crate::fs::Registration::new::<$type>(module) },
                 })
             }
         }

@@ -162,7 +162,7 @@ impl<T: FileSystem> SuperBlock<T, New> {
         unsafe {
             let sb = &mut *self.as_ptr();
             sb.s_magic = params.magic as c_ulong;
-            sb.s_maxbytes = params.maxbytes;
+            sb.s_maxbytes = params.maxbytes.clamp(0, MAX_LFS_FILESIZE);
             sb.s_time_gran = params.time_gran.clamp(1, 1_000_000_000);
         }
         Ok(())
@@ -184,13 +184,11 @@ impl<T: FileSystem> SuperBlock<T> {
         let inode =
             NonNull::new(unsafe { bindings::iget_locked(self.as_ptr(), ino) }).ok_or(ENOMEM)?;
 
-        // SAFETY: `inode` is valid and we own a reference to it. `i_state` is read with
-        // `READ_ONCE` semantics: `I_NEW` is only cleared by `unlock_new_inode`, which we would be
-        // the ones to call if we got a new inode.
-        let is_new = unsafe {
-            let state = core::ptr::read_volatile(&raw const (*inode.as_ptr()).i_state.__state);
-            state & bindings::inode_state_flags_enum_I_NEW != 0
-        };
+        // SAFETY: `inode` is valid and we own a reference to it. `I_NEW` is only cleared by
+        // `unlock_new_inode`, which we would be the ones to call if we got a new inode.
+        let is_new = unsafe { bindings::inode_state_read_once(inode.as_ptr()) }
+            & bindings::inode_state_flags_enum_I_NEW
+            != 0;
 
         // SAFETY: `iget_locked` returned a reference that we now own; the inode belongs to this
         // superblock, hence to `T`.
@@ -228,9 +226,10 @@ pub struct Stat {
 
 /// Operations of a superblock: the Rust side of `struct super_operations`.
 ///
-/// `alloc_inode` and `free_inode` are always provided by the bindings: they allocate inodes with
-/// room for [`FileSystem::INodeData`] in a kmem cache owned by the file system's
-/// [`Registration`](super::Registration), and drop that data when the inode is freed.
+/// `alloc_inode` and `destroy_inode` are always provided by the bindings: they allocate inodes
+/// with room for [`FileSystem::INodeData`] in a kmem cache owned by the file system's
+/// [`Registration`](super::Registration), and drop that data and free the inode after an RCU
+/// grace period, in process context.
 #[vtable]
 pub trait SuperOperations {
     /// The file system whose superblocks these operations apply to.
@@ -257,7 +256,7 @@ impl<T: FileSystem> Ops<T> {
         impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> Table<T, U> {
             const TABLE: bindings::super_operations = bindings::super_operations {
                 alloc_inode: Some(inode::INodeWithData::<T::INodeData>::alloc_inode_callback),
-                free_inode: Some(inode::INodeWithData::<T::INodeData>::free_inode_callback),
+                destroy_inode: Some(inode::INodeWithData::<T::INodeData>::destroy_inode_callback),
                 put_super: if U::HAS_PUT_SUPER {
                     Some(Self::put_super_callback)
                 } else {
@@ -268,8 +267,7 @@ impl<T: FileSystem> Ops<T> {
                 } else {
                     None
                 },
-                // SAFETY: All-zero is a valid (empty) value for the remaining fields.
-                ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
+                ..pin_init::zeroed()
             };
 
             /// # Safety

@@ -52,8 +52,7 @@ impl<T: FileSystem> Handler<T> {
                 bindings::xattr_handler {
                     prefix: U::PREFIX.to_bytes_with_nul().as_ptr().cast(),
                     get: Some(Self::get_callback),
-                    // SAFETY: All-zero is a valid (empty) value for the remaining fields.
-                    ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
+                    ..pin_init::zeroed()
                 },
                 PhantomData,
             );
@@ -86,7 +85,13 @@ impl<T: FileSystem> Handler<T> {
                         // SAFETY: The C API guarantees that `buffer` is valid for `size` bytes.
                         unsafe { core::slice::from_raw_parts_mut(buffer.cast::<u8>(), size) }
                     };
+                    let len = buf.len();
                     let n = U::get(dentry, inode, name, buf)?;
+                    // The VFS copies `n` bytes of the buffer to user space: never more than it
+                    // has. With no buffer, `n` is the size the caller needs.
+                    if len != 0 && n > len {
+                        return Err(ERANGE);
+                    }
                     c_int::try_from(n).map_err(|_| E2BIG)
                 })
             }

@@ -4,11 +4,9 @@
 
 use crate::defs::{self, byte, le16, le32};
 use crate::superblock::Ext2Fs;
-use kernel::fs::address_space::Folio;
 use kernel::fs::file::{self, DirEmitter, DirEntryType, File, FileOperations};
 use kernel::fs::inode::INode;
 use kernel::prelude::*;
-use kernel::sync::aref::ARef;
 
 pub(crate) const DIR_FOPS: file::Ops<Ext2Fs> = file::Ops::new::<DirOps>();
 
@@ -16,8 +14,11 @@ pub(crate) const DIR_FOPS: file::Ops<Ext2Fs> = file::Ops::new::<DirOps>();
 const DIR_ENTRY_HEADER: usize = 8;
 
 /// Minimal record length for a name of `len` bytes (`EXT2_DIR_REC_LEN`).
-pub(crate) fn rec_len_for(len: usize) -> usize {
-    (len + DIR_ENTRY_HEADER + 3) & !3
+pub(crate) fn rec_len_for(len: u8) -> usize {
+    // `len` is below 256: the sum is below 267.
+    #[allow(clippy::arithmetic_side_effects)]
+    let n = usize::from(len) + DIR_ENTRY_HEADER + 3;
+    n & !3
 }
 
 /// A directory entry inside a directory block.
@@ -40,6 +41,8 @@ fn rec_len_from_disk(v: u16) -> usize {
 
 /// Page size: directories are read through their page cache, a page at a time, as in C.
 const PAGE: usize = kernel::page::PAGE_SIZE;
+const PAGE_SHIFT: u64 = kernel::page::PAGE_SHIFT as u64;
+const PAGE_MASK: u64 = PAGE as u64 - 1;
 
 /// Logs a directory check failure and returns `EIO`.
 fn bad_dir(dir: &INode<Ext2Fs>, what: core::fmt::Arguments<'_>) -> Error {
@@ -52,6 +55,12 @@ fn bad_dir(dir: &INode<Ext2Fs>, what: core::fmt::Arguments<'_>) -> Error {
 }
 
 /// Checks the records of a directory page (`ext2_check_folio`).
+///
+/// The arithmetic cannot overflow: `pos` is a page offset below the directory size (less than
+/// 2^63) and `pos + PAGE` is compared first; `offs` stays at most `limit` (at most `PAGE`) plus a
+/// `rec_len` (at most 2^16), `chunk` is the block size (at least 1024), and `rec_len` is at least
+/// `rec_len_for(1)` where `offs + rec_len - 1` is computed.
+#[allow(clippy::arithmetic_side_effects)]
 fn check_page(dir: &INode<Ext2Fs>, pos: u64, d: &[u8]) -> Result {
     let s = dir.super_block().data();
     let chunk = s.block_size as usize;
@@ -72,7 +81,7 @@ fn check_page(dir: &INode<Ext2Fs>, pos: u64, d: &[u8]) -> Result {
     let mut offs = 0;
     while offs + rec_len_for(1) <= limit {
         let rec_len = rec_len_from_disk(le16(d, offs + 4));
-        let name_len = usize::from(byte(d, offs + 6));
+        let name_len = byte(d, offs + 6);
         let ino = le32(d, offs);
         let err = if rec_len < rec_len_for(1) {
             Some("rec_len is smaller than minimal")
@@ -114,36 +123,45 @@ fn check_page(dir: &INode<Ext2Fs>, pos: u64, d: &[u8]) -> Result {
     Ok(())
 }
 
-/// Returns page `n` of directory `dir`, checked once (`ext2_get_folio`).
-pub(crate) fn dir_page(dir: &INode<Ext2Fs>, n: u64) -> Result<ARef<Folio<Ext2Fs>>> {
+/// Returns a buffer for [`dir_page`].
+pub(crate) fn page_buf() -> Result<KVec<u8>> {
+    Ok(KVec::from_elem(0u8, PAGE, GFP_KERNEL)?)
+}
+
+/// Copies page `n` of directory `dir` into `buf` (of [`page_buf`]), checking the page once
+/// (`ext2_get_folio`).
+///
+/// Entries are parsed from this copy, never from the page cache itself, which may change while
+/// it is read (`Folio::read`); the parsers check every bound anyway.
+pub(crate) fn dir_page(dir: &INode<Ext2Fs>, n: u64, buf: &mut [u8]) -> Result {
     let folio = dir.read_mapping_folio(n)?;
-    if folio.size() != PAGE {
+    if folio.size() != PAGE || buf.len() != PAGE {
         return Err(EIO);
     }
+    folio.read(0, buf)?;
     if !folio.test_checked() {
-        folio.with_page(0, |d| check_page(dir, n * PAGE as u64, d))??;
+        check_page(dir, n.saturating_mul(PAGE as u64), buf)?;
         folio.set_checked();
     }
-    Ok(folio)
+    Ok(())
 }
 
 /// Number of bytes of page `n` that are in the directory (`ext2_last_byte`).
 pub(crate) fn last_byte(dir: &INode<Ext2Fs>, n: u64) -> usize {
     let size = dir.size().max(0) as u64;
-    (size.saturating_sub(n * PAGE as u64)).min(PAGE as u64) as usize
+    (size.saturating_sub(n.saturating_mul(PAGE as u64))).min(PAGE as u64) as usize
 }
 
 /// Returns the entry at byte `offs` of a checked directory block.
 #[inline]
 pub(crate) fn entry_at(data: &[u8], offs: usize) -> DirEntry<'_> {
-    let name_len = usize::from(byte(data, offs + 6));
+    let name_len = usize::from(byte(data, offs.saturating_add(6)));
+    let name = offs.saturating_add(DIR_ENTRY_HEADER);
     DirEntry {
         ino: le32(data, offs),
-        rec_len: rec_len_from_disk(le16(data, offs + 4)),
-        file_type: byte(data, offs + 7),
-        name: data
-            .get(offs + DIR_ENTRY_HEADER..offs + DIR_ENTRY_HEADER + name_len)
-            .unwrap_or(&[]),
+        rec_len: rec_len_from_disk(le16(data, offs.saturating_add(4))),
+        file_type: byte(data, offs.saturating_add(7)),
+        name: data.get(name..name.saturating_add(name_len)).unwrap_or(&[]),
     }
 }
 
@@ -186,32 +204,38 @@ impl FileOperations for DirOps {
         if pos > size.saturating_sub(rec_len_for(1) as u64) {
             return Ok(());
         }
-        let mut n = pos / PAGE as u64;
-        let mut offset = (pos % PAGE as u64) as usize;
+        let mut n = pos >> PAGE_SHIFT;
+        let mut offset = (pos & PAGE_MASK) as usize;
+        let mut buf = page_buf()?;
         while n < dir_pages(dir) {
-            let folio = match dir_page(dir, n) {
-                Ok(f) => f,
+            match dir_page(dir, n, &mut buf) {
+                Ok(()) => {}
                 Err(e) => {
                     pr_err!("error: ext2_readdir: bad page in #{}\n", dir.ino());
-                    emitter.set_pos(emitter.pos() + (PAGE - offset) as i64);
+                    emitter.set_pos(
+                        emitter
+                            .pos()
+                            .saturating_add(PAGE.saturating_sub(offset) as i64),
+                    );
                     return Err(e);
                 }
-            };
+            }
             let last = last_byte(dir, n);
-            let done = folio.with_page(0, |d| -> Result<bool> {
+            let d = &buf[..];
+            let done = (|| -> Result<bool> {
                 // Resume at the first record at or after `offset` (`ext2_validate_entry`).
-                let mut p = offset & !(chunk - 1);
+                let mut p = offset & !chunk.saturating_sub(1);
                 while p < offset {
                     let rl = entry_at(d, p).rec_len;
                     if rl == 0 {
                         break;
                     }
-                    p += rl;
+                    p = p.saturating_add(rl);
                 }
                 if p != offset {
-                    emitter.set_pos((n * PAGE as u64 + p as u64) as i64);
+                    emitter.set_pos((n << PAGE_SHIFT).saturating_add(p as u64) as i64);
                 }
-                while p + rec_len_for(1) <= last {
+                while p.saturating_add(rec_len_for(1)) <= last {
                     let e = entry_at(d, p);
                     if e.rec_len == 0 {
                         pr_err!("error: ext2_readdir: zero-length directory entry\n");
@@ -223,16 +247,16 @@ impl FileOperations for DirOps {
                             return Ok(true);
                         }
                     } else {
-                        emitter.set_pos(emitter.pos() + e.rec_len as i64);
+                        emitter.set_pos(emitter.pos().saturating_add(e.rec_len as i64));
                     }
-                    p += e.rec_len;
+                    p = p.saturating_add(e.rec_len);
                 }
                 Ok(false)
-            })??;
+            })()?;
             if done {
                 return Ok(());
             }
-            n += 1;
+            n = n.saturating_add(1);
             offset = 0;
         }
         Ok(())

@@ -107,6 +107,13 @@ fn check_block(inode: &INode<Ext2Fs>, block: u32) -> Result {
 ///
 /// Returns `None` for holes, or the device block and the number of contiguous device blocks (at
 /// most `max`) that the following logical blocks map to.
+///
+/// The arithmetic cannot overflow: `blocksize_bits` is 10 to 16 (checked by `fill_super`), so
+/// `ptrs_bits` is 8 to 14, `ptrs` at most 2^14 and `ptrs * ptrs` at most 2^28; every subtraction
+/// from `i` follows the comparison that keeps it non-negative, shifts are by less than 64 bits,
+/// `start + n` is below `len` (at most 2^14) plus one, `off * 4` below 2^16 and `level` is below
+/// `depth` (at least 1).
+#[allow(clippy::arithmetic_side_effects)]
 pub(crate) fn map_blocks(
     inode: &INode<Ext2Fs>,
     iblock: u64,
@@ -179,8 +186,8 @@ pub(crate) fn map_blocks(
             return Ok(None);
         }
         check_block(inode, b)?;
-        let bh = sb.bread(b.into())?;
-        let arr = bh.data();
+        let arr = sb.bread(b.into())?.to_vec()?;
+        let arr = &arr[..];
         let next = le32(arr, off * 4);
         if level == depth - 1 {
             if next == 0 {
@@ -209,16 +216,23 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
     };
 
     // `ext2_get_inode`: find the inode in its group's inode table.
-    let group = ((ino - 1) / u64::from(s.inodes_per_group)) as usize;
+    // `ino` is at least 1 (the root, or `first_ino`, which `fill_super` checked), the
+    // divisions are by numbers `fill_super` checked to be non-zero, and `offset` is below
+    // `inodes_per_group * inode_size` < 2^48.
+    let index = ino.checked_sub(1).ok_or(EINVAL)?;
+    let ipg = u64::from(s.inodes_per_group);
+    let group = index.checked_div(ipg).ok_or(EINVAL)? as usize;
     let gd = s.groups.get(group).ok_or(EIO)?;
-    let offset = ((ino - 1) % u64::from(s.inodes_per_group)) * u64::from(s.inode_size);
-    let block = u64::from(gd.inode_table) + (offset >> s.blocksize_bits);
+    let offset = index
+        .checked_rem(ipg)
+        .ok_or(EINVAL)?
+        .saturating_mul(u64::from(s.inode_size));
+    let block = u64::from(gd.inode_table).saturating_add(offset >> s.blocksize_bits);
     let bh = sb.bread(block)?;
-    let off = (offset & (u64::from(s.block_size) - 1)) as usize;
-    let raw = bh
-        .data()
-        .get(off..off + defs::EXT2_GOOD_OLD_INODE_SIZE as usize)
-        .ok_or(EIO)?;
+    let off = (offset & u64::from(s.block_size).saturating_sub(1)) as usize;
+    let mut raw = [0u8; defs::EXT2_GOOD_OLD_INODE_SIZE as usize];
+    bh.read(off, &mut raw).map_err(|_| EIO)?;
+    let raw = &raw[..];
 
     let mode = le16(raw, defs::ino::MODE);
     let uid =
@@ -255,7 +269,7 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
     }
     let mut block = [0u32; defs::EXT2_N_BLOCKS];
     for (k, b) in block.iter_mut().enumerate() {
-        *b = le32(raw, defs::ino::BLOCK + 4 * k);
+        *b = le32(raw, defs::ino::BLOCK.saturating_add(k.saturating_mul(4)));
     }
     let blocks = le32(raw, defs::ino::BLOCKS);
     let time = |o| Timespec {
@@ -291,7 +305,7 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
                 let mut t = [0u8; 4 * defs::EXT2_N_BLOCKS + 1];
                 let len = (size as usize).min(4 * defs::EXT2_N_BLOCKS - 1);
                 for (k, c) in t.iter_mut().enumerate().take(len) {
-                    *c = defs::byte(raw, defs::ino::BLOCK + k);
+                    *c = defs::byte(raw, defs::ino::BLOCK.saturating_add(k));
                 }
                 fast_link = Some(t);
                 (Type::Lnk, symlink::FAST_IOPS, None, None)

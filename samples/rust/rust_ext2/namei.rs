@@ -3,7 +3,7 @@
 //! Name lookup in directories (`fs/ext2/namei.c`, `ext2_find_entry` of `fs/ext2/dir.c`).
 
 use crate::defs;
-use crate::dir::{dir_page, dir_pages, entry_at, last_byte, rec_len_for};
+use crate::dir::{dir_page, dir_pages, entry_at, last_byte, page_buf, rec_len_for};
 use crate::inode::iget;
 use crate::superblock::Ext2Fs;
 use crate::xattr;
@@ -30,12 +30,14 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
         start = 0;
     }
     let mut n = start;
+    let mut buf = page_buf()?;
     loop {
-        let folio = dir_page(dir, n)?;
+        dir_page(dir, n, &mut buf)?;
         let last = last_byte(dir, n);
-        let found = folio.with_page(0, |d| -> Result<Option<u32>> {
-            let mut p = 0;
-            while p + rec_len_for(1) <= last {
+        let d = &buf[..];
+        let found = (|| -> Result<Option<u32>> {
+            let mut p = 0usize;
+            while p.saturating_add(rec_len_for(1)) <= last {
                 let e = entry_at(d, p);
                 if e.rec_len == 0 {
                     pr_err!("error: ext2_find_entry: zero-length directory entry\n");
@@ -44,15 +46,15 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
                 if e.ino != 0 && e.name == name {
                     return Ok(Some(e.ino));
                 }
-                p += e.rec_len;
+                p = p.saturating_add(e.rec_len);
             }
             Ok(None)
-        })??;
+        })()?;
         if found.is_some() {
             data.dir_start_lookup.store(n, Relaxed);
             return Ok(found);
         }
-        n += 1;
+        n = n.saturating_add(1);
         if n >= npages {
             n = 0;
         }

@@ -7,6 +7,12 @@
 //! nodes, fifos, sockets and extended attribute blocks), built only on the VFS bindings. The
 //! files mirror `fs/ext2`: `super.rs`, `inode.rs`, `dir.rs`, `namei.rs`, `symlink.rs` and
 //! `xattr.rs`; `defs.rs` holds the on-disk format.
+//!
+//! Every number read from the disk is hostile: arithmetic that could overflow (a panic with
+//! `CONFIG_RUST_OVERFLOW_CHECKS`) is forbidden by clippy (`make check`), except where an
+//! `#[allow]` comes with a comment that proves the bound.
+
+#![deny(clippy::arithmetic_side_effects)]
 
 mod defs;
 mod dir;

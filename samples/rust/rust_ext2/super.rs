@@ -46,6 +46,8 @@ impl Ext2Sb {
 
 /// Whether group `group` has a superblock backup with sparse superblocks (`ext2_group_sparse`).
 fn group_sparse(group: u32) -> bool {
+    // `b` is 3, 5 or 7: the division and remainder cannot fail.
+    #[allow(clippy::arithmetic_side_effects)]
     fn test_root(mut a: u32, b: u32) -> bool {
         loop {
             if a < b {
@@ -61,6 +63,10 @@ fn group_sparse(group: u32) -> bool {
 }
 
 /// Largest file size for a block size of `1 << bits` (`ext2_max_size`).
+///
+/// `bits` is 10 to 16 (checked by `fill_super`): `ppb` is at most 2^14, `ppb^3` and every
+/// intermediate value below 2^43, and the result below 2^63, as in C with 64-bit `loff_t`.
+#[allow(clippy::arithmetic_side_effects)]
 fn max_size(bits: u8) -> i64 {
     let bits = i64::from(bits);
     let ppb: i64 = 1 << (bits - 2);
@@ -100,6 +106,12 @@ macro_rules! mount_err {
 impl kernel::fs::FileSystem for Ext2Fs {
     type Data = Ext2Sb;
     type INodeData = inode::Ext2Inode;
+    /// Fast symlink targets are copied to user space from the inode (readlink), as C ext2
+    /// whitelists `i_data`.
+    const INODE_DATA_USERCOPY: Option<(usize, usize)> = Some((
+        core::mem::offset_of!(inode::Ext2Inode, fast_link),
+        core::mem::size_of::<Option<[u8; 4 * defs::EXT2_N_BLOCKS + 1]>>(),
+    ));
     const NAME: &'static CStr = c"rust_ext2";
     const SUPER_TYPE: sb::Type = sb::Type::BlockDev;
     const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
@@ -158,28 +170,33 @@ impl kernel::fs::FileSystem for Ext2Fs {
         };
         let blocks_per_group = le32(&raw, defs::sb::BLOCKS_PER_GROUP);
         let inodes_per_group = le32(&raw, defs::sb::INODES_PER_GROUP);
-        let inodes_per_block = block_size / inode_size;
+        let inodes_per_block = block_size.checked_div(inode_size).ok_or(EINVAL)?;
         if inodes_per_group == 0 {
             return Err(mount_err!("can't find an ext2 filesystem on dev"));
         }
-        let itb_per_group = inodes_per_group / inodes_per_block;
+        let itb_per_group = inodes_per_group
+            .checked_div(inodes_per_block)
+            .ok_or(EINVAL)?;
         if le32(&raw, defs::sb::LOG_FRAG_SIZE) != log {
             return Err(mount_err!("fragsize log != blocksize log {}", bits));
         }
-        if blocks_per_group > block_size * 8 {
+        if blocks_per_group > block_size.saturating_mul(8) {
             return Err(mount_err!(
                 "#blocks per group too big: {}",
                 blocks_per_group
             ));
         }
-        if blocks_per_group <= itb_per_group + 3 {
+        // In `u64`, as C's `unsigned long`: `itb_per_group` comes from the disk and may be near
+        // `u32::MAX` (inode size = block size, `s_inodes_per_group` = 0xFFFFFFFD).
+        let metadata = u64::from(itb_per_group).saturating_add(3);
+        if u64::from(blocks_per_group) <= metadata {
             return Err(mount_err!(
                 "#blocks per group smaller than metadata size: {} <= {}",
                 blocks_per_group,
-                itb_per_group + 3
+                metadata
             ));
         }
-        if inodes_per_group < inodes_per_block || inodes_per_group > block_size * 8 {
+        if inodes_per_group < inodes_per_block || inodes_per_group > block_size.saturating_mul(8) {
             return Err(mount_err!(
                 "invalid #inodes per group: {}",
                 inodes_per_group
@@ -201,20 +218,32 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 first_data_block
             ));
         }
-        let groups_count = (blocks_count - first_data_block - 1) / blocks_per_group + 1;
+        // `first_data_block < blocks_count` and `blocks_per_group > 3`: no step can fail.
+        let groups_count = blocks_count
+            .saturating_sub(first_data_block)
+            .saturating_sub(1)
+            .checked_div(blocks_per_group)
+            .ok_or(EINVAL)?
+            .saturating_add(1);
         let inodes_count = le32(&raw, defs::sb::INODES_COUNT);
-        if u64::from(groups_count) * u64::from(inodes_per_group) != u64::from(inodes_count) {
+        if u64::from(groups_count).saturating_mul(u64::from(inodes_per_group))
+            != u64::from(inodes_count)
+        {
             return Err(mount_err!(
                 "invalid #inodes: {} vs computed {}",
                 inodes_count,
-                u64::from(groups_count) * u64::from(inodes_per_group)
+                u64::from(groups_count).saturating_mul(u64::from(inodes_per_group))
             ));
         }
         let ro_compat = le32(&raw, defs::sb::FEATURE_RO_COMPAT);
         let sparse = ro_compat & defs::EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER != 0;
-        let desc_per_block = block_size / defs::GROUP_DESC_SIZE as u32;
+        let desc_per_block = block_size
+            .checked_div(defs::GROUP_DESC_SIZE as u32)
+            .ok_or(EINVAL)?;
         let db_count = groups_count.div_ceil(desc_per_block);
-        let logic_sb_block = (defs::SB_OFFSET / u64::from(block_size)) as u32;
+        let logic_sb_block = defs::SB_OFFSET
+            .checked_div(u64::from(block_size))
+            .ok_or(EINVAL)? as u32;
         let first_meta_bg = le32(&raw, defs::sb::FIRST_META_BG);
         let has_super = |g: u32| u32::from(!sparse || group_sparse(g));
 
@@ -223,43 +252,57 @@ impl kernel::fs::FileSystem for Ext2Fs {
         for i in 0..db_count {
             let block = if incompat & defs::EXT2_FEATURE_INCOMPAT_META_BG == 0 || i < first_meta_bg
             {
-                u64::from(logic_sb_block) + u64::from(i) + 1
+                u64::from(logic_sb_block)
+                    .saturating_add(u64::from(i))
+                    .saturating_add(1)
             } else {
-                let bg = desc_per_block * i;
+                // `i < db_count`: `bg` is below `groups_count + desc_per_block`, and the block
+                // number below 2^64 (the sums of products of 32-bit numbers).
+                let bg = desc_per_block.saturating_mul(i);
                 u64::from(first_data_block)
-                    + u64::from(bg) * u64::from(blocks_per_group)
-                    + u64::from(has_super(bg))
+                    .saturating_add(u64::from(bg).saturating_mul(u64::from(blocks_per_group)))
+                    .saturating_add(u64::from(has_super(bg)))
             };
             let bh = sb
                 .bread(block)
                 .map_err(|_| mount_err!("unable to read group descriptors"))?;
-            let data = bh.data();
+            let data = bh.to_vec()?;
+            let data = &data[..];
             for j in 0..desc_per_block {
-                let g = i * desc_per_block + j;
+                // Group numbers, offsets and block numbers are computed in 64 bits from
+                // 32-bit values: no sum of products of them saturates.
+                let g = i.saturating_mul(desc_per_block).saturating_add(j);
                 if g >= groups_count {
                     break;
                 }
-                let off = j as usize * defs::GROUP_DESC_SIZE;
-                let first = first_data_block + g * blocks_per_group;
-                let last = if g == groups_count - 1 {
-                    blocks_count - 1
+                let off = (j as usize).saturating_mul(defs::GROUP_DESC_SIZE);
+                let first = u64::from(first_data_block)
+                    .saturating_add(u64::from(g).saturating_mul(u64::from(blocks_per_group)));
+                let last = if g == groups_count.saturating_sub(1) {
+                    u64::from(blocks_count).saturating_sub(1)
                 } else {
-                    first + blocks_per_group - 1
+                    first
+                        .saturating_add(u64::from(blocks_per_group))
+                        .saturating_sub(1)
                 };
-                let in_group = |b: u32| b >= first && b <= last;
-                let itable = le32(data, off + defs::gd::INODE_TABLE);
-                if !in_group(le32(data, off + defs::gd::BLOCK_BITMAP))
-                    || !in_group(le32(data, off + defs::gd::INODE_BITMAP))
+                let in_group = |b: u32| u64::from(b) >= first && u64::from(b) <= last;
+                let field = |f: usize| le32(data, off.saturating_add(f));
+                let itable = field(defs::gd::INODE_TABLE);
+                if !in_group(field(defs::gd::BLOCK_BITMAP))
+                    || !in_group(field(defs::gd::INODE_BITMAP))
                     || !in_group(itable)
-                    || u64::from(itable) + u64::from(itb_per_group) - 1 > u64::from(last)
+                    || u64::from(itable)
+                        .saturating_add(u64::from(itb_per_group))
+                        .saturating_sub(1)
+                        > last
                 {
                     return Err(mount_err!("group descriptors corrupted (group {})", g));
                 }
                 groups.push(
                     GroupDesc {
                         inode_table: itable,
-                        free_blocks: le16(data, off + defs::gd::FREE_BLOCKS_COUNT),
-                        free_inodes: le16(data, off + defs::gd::FREE_INODES_COUNT),
+                        free_blocks: le16(data, off.saturating_add(defs::gd::FREE_BLOCKS_COUNT)),
+                        free_inodes: le16(data, off.saturating_add(defs::gd::FREE_INODES_COUNT)),
                     },
                     GFP_KERNEL,
                 )?;
@@ -270,9 +313,14 @@ impl kernel::fs::FileSystem for Ext2Fs {
         let mut overhead = u64::from(first_data_block);
         for g in 0..groups_count {
             let s = has_super(g);
-            overhead += u64::from(s) + if s != 0 { u64::from(db_count) } else { 0 };
+            let sb_and_gdt = if s != 0 { u64::from(db_count) } else { 0 };
+            overhead = overhead.saturating_add(u64::from(s).saturating_add(sb_and_gdt));
         }
-        overhead += u64::from(groups_count) * (2 + u64::from(itb_per_group));
+        // `groups_count * inodes_per_group` is `inodes_count` (checked above) and
+        // `itb_per_group <= inodes_per_group`: the product is below 2^33, nothing saturates.
+        overhead = overhead.saturating_add(
+            u64::from(groups_count).saturating_mul(u64::from(itb_per_group).saturating_add(2)),
+        );
 
         let compat = le32(&raw, defs::sb::FEATURE_COMPAT);
         if compat & defs::EXT3_FEATURE_COMPAT_HAS_JOURNAL != 0 {
@@ -280,7 +328,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
         }
         let mut uuid = [0u8; 16];
         for (i, u) in uuid.iter_mut().enumerate() {
-            *u = defs::byte(&raw, defs::sb::UUID + i);
+            *u = defs::byte(&raw, defs::sb::UUID.saturating_add(i));
         }
         Ok(sb::Params {
             magic: defs::EXT2_SUPER_MAGIC.into(),
@@ -320,12 +368,11 @@ impl kernel::fs::FileSystem for Ext2Fs {
 fn read_super(sb: &SuperBlock<Ext2Fs, sb::New>, blocksize: i32) -> Result<KVec<u8>> {
     let bs = u64::try_from(blocksize)?;
     let bh = sb
-        .bread(defs::SB_OFFSET / bs)
+        .bread(defs::SB_OFFSET.checked_div(bs).ok_or(EINVAL)?)
         .map_err(|_| mount_err!("unable to read superblock"))?;
-    let off = (defs::SB_OFFSET % bs) as usize;
-    let data = bh.data().get(off..off + defs::SB_SIZE).ok_or(EINVAL)?;
-    let mut v = KVec::with_capacity(defs::SB_SIZE, GFP_KERNEL)?;
-    v.extend_from_slice(data, GFP_KERNEL)?;
+    let off = defs::SB_OFFSET.checked_rem(bs).ok_or(EINVAL)? as usize;
+    let mut v = KVec::from_elem(0u8, defs::SB_SIZE, GFP_KERNEL)?;
+    bh.read(off, &mut v).map_err(|_| EINVAL)?;
     Ok(v)
 }
 

@@ -6,7 +6,7 @@ use crate::inode::map_blocks;
 use crate::superblock::Ext2Fs;
 use crate::xattr;
 use kernel::fs::dentry::DEntry;
-use kernel::fs::inode::{self, INode, INodeOperations, Link};
+use kernel::fs::inode::{self, INodeOperations, Link, LinkWalk};
 use kernel::prelude::*;
 
 pub(crate) const FAST_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<FastSymlink>();
@@ -21,11 +21,9 @@ struct FastSymlink;
 impl INodeOperations for FastSymlink {
     type FileSystem = Ext2Fs;
 
-    fn get_link<'a>(
-        _dentry: Option<&DEntry<Ext2Fs>>,
-        inode: &'a INode<Ext2Fs>,
-    ) -> Result<Link<'a>> {
-        let t = inode.data().fast_link.as_ref().ok_or(EIO)?;
+    /// The target is in the inode's data, which RCU walk may read too.
+    fn get_link<'a>(walk: LinkWalk<'a, Ext2Fs>) -> Result<Link<'a>> {
+        let t = walk.inode().data().fast_link.as_ref().ok_or(EIO)?;
         Ok(Link::Borrowed(
             CStr::from_bytes_until_nul(t).map_err(|_| EIO)?,
         ))
@@ -42,22 +40,24 @@ struct SlowSymlink;
 impl INodeOperations for SlowSymlink {
     type FileSystem = Ext2Fs;
 
-    fn get_link<'a>(dentry: Option<&DEntry<Ext2Fs>>, inode: &'a INode<Ext2Fs>) -> Result<Link<'a>> {
+    fn get_link<'a>(walk: LinkWalk<'a, Ext2Fs>) -> Result<Link<'a>> {
         // Reading blocks may sleep: not in RCU-walk mode.
-        if dentry.is_none() {
+        let LinkWalk::Ref(_, inode) = walk else {
             return Err(ECHILD);
-        }
+        };
         let sb = inode.super_block();
         let bs = sb.data().block_size as usize;
         let len = (inode.size().max(0) as usize).min(MAX_TARGET);
-        let mut target = KVec::with_capacity(len + 1, GFP_KERNEL)?;
+        let mut target = KVec::with_capacity(len.saturating_add(1), GFP_KERNEL)?;
         let mut n = 0u64;
         while target.len() < len {
-            let want = (len - target.len()).min(bs);
+            let want = len.saturating_sub(target.len()).min(bs);
             match map_blocks(inode, n, 1)? {
                 Some((phys, _)) => {
                     let bh = sb.bread(phys)?;
-                    target.extend_from_slice(bh.data().get(..want).ok_or(EIO)?, GFP_KERNEL)?;
+                    let start = target.len();
+                    target.resize(start.saturating_add(want), 0, GFP_KERNEL)?;
+                    bh.read(0, &mut target[start..]).map_err(|_| EIO)?;
                 }
                 None => {
                     for _ in 0..want {
@@ -65,7 +65,7 @@ impl INodeOperations for SlowSymlink {
                     }
                 }
             }
-            n += 1;
+            n = n.saturating_add(1);
         }
         // C string semantics: the target ends at the first NUL.
         if let Some(nul) = target.iter().position(|&c| c == 0) {

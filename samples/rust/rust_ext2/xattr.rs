@@ -7,12 +7,10 @@
 
 use crate::defs::{byte, le16, le32};
 use crate::superblock::Ext2Fs;
-use kernel::fs::buffer;
 use kernel::fs::dentry::DEntry;
 use kernel::fs::inode::INode;
 use kernel::fs::xattr::{Handler, Handlers, XattrHandler};
 use kernel::prelude::*;
-use kernel::sync::aref::ARef;
 
 const EXT2_XATTR_MAGIC: u32 = 0xEA02_0000;
 const HEADER_SIZE: usize = 32;
@@ -36,17 +34,18 @@ struct Entry<'a> {
 }
 
 /// Reads and checks the xattr block of `inode`; `None` if it has none.
-fn xattr_block(inode: &INode<Ext2Fs>) -> Result<Option<ARef<buffer::Head>>> {
+///
+/// The block is a copy (`buffer::Head::read`), parsed with every bound checked.
+fn xattr_block(inode: &INode<Ext2Fs>) -> Result<Option<KVec<u8>>> {
     let acl = inode.data().file_acl;
     if acl == 0 {
         return Ok(None);
     }
-    let bh = inode.super_block().bread(acl.into())?;
-    let d = bh.data();
-    if le32(d, 0) != EXT2_XATTR_MAGIC || le32(d, 8) != 1 {
+    let d = inode.super_block().bread(acl.into())?.to_vec()?;
+    if le32(&d, 0) != EXT2_XATTR_MAGIC || le32(&d, 8) != 1 {
         return Err(bad_block(inode));
     }
-    Ok(Some(bh))
+    Ok(Some(d))
 }
 
 fn bad_block(inode: &INode<Ext2Fs>) -> Error {
@@ -59,6 +58,11 @@ fn bad_block(inode: &INode<Ext2Fs>) -> Error {
 }
 
 /// Calls `f` on each entry of a checked xattr block, stopping when it returns `Some`.
+///
+/// The arithmetic cannot overflow: `p` stays below `end`, the block size (at most 2^16): it
+/// starts at `HEADER_SIZE` and becomes `next` only once `next < end`; `name_len` is below 256,
+/// and `value_offs + value_size` is computed only once `value_size <= end`.
+#[allow(clippy::arithmetic_side_effects)]
 fn for_each_entry<'a, R>(
     inode: &INode<Ext2Fs>,
     d: &'a [u8],
@@ -100,7 +104,7 @@ fn get(inode: &INode<Ext2Fs>, index: u8, name: &[u8], buf: &mut [u8]) -> Result<
     let Some(bh) = xattr_block(inode)? else {
         return Err(ENODATA);
     };
-    let found = for_each_entry(inode, bh.data(), |e| {
+    let found = for_each_entry(inode, &bh, |e| {
         Ok((e.index == index && e.name == name).then_some(e.value))
     })?;
     let value = found.ok_or(ENODATA)?;
@@ -120,7 +124,7 @@ pub(crate) fn list(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
     };
     let user = inode.super_block().data().user_xattr;
     let mut len = 0usize;
-    for_each_entry(inode, bh.data(), |e| {
+    for_each_entry(inode, &bh, |e| {
         let prefix: &[u8] = match e.index {
             INDEX_USER if user => User::PREFIX.to_bytes(),
             INDEX_TRUSTED if kernel::fs::xattr::trusted_list_allowed() => {
@@ -129,16 +133,16 @@ pub(crate) fn list(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
             INDEX_SECURITY => Security::PREFIX.to_bytes(),
             _ => return Ok(None::<()>),
         };
-        let size = prefix.len() + e.name.len() + 1;
+        let size = prefix.len().saturating_add(e.name.len()).saturating_add(1);
         if !buf.is_empty() {
-            let out = buf.get_mut(len..len + size).ok_or(ERANGE)?;
+            let out = buf.get_mut(len..len.saturating_add(size)).ok_or(ERANGE)?;
             let (p, rest) = out.split_at_mut(prefix.len());
             p.copy_from_slice(prefix);
             let (n, nul) = rest.split_at_mut(e.name.len());
             n.copy_from_slice(e.name);
             nul.fill(0);
         }
-        len += size;
+        len = len.saturating_add(size);
         Ok(None)
     })?;
     Ok(len)

@@ -4,7 +4,7 @@
 //!
 //! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h)
 
-use super::{File, Offset};
+use super::{File, LocalFile, Offset};
 use crate::bindings;
 use crate::error::{from_result, Result};
 use crate::fs::{inode::INode, inode::NewINode, FileSystem};
@@ -30,10 +30,12 @@ impl<T: FileSystem> File<T> {
     }
 
     /// Returns the untyped view of the file.
-    pub fn untyped(&self) -> &File {
-        // SAFETY: The file is valid; typed files are handed out only inside file operations,
-        // where no `fdget_pos` without `f_pos_lock` is active on other threads.
-        unsafe { File::from_raw_file(self.inner.get()) }
+    pub fn untyped(&self) -> &LocalFile {
+        // SAFETY: The file is valid for the lifetime of `self`. `LocalFile` makes no claim about
+        // `fdget_pos`: file operations may run under an `fdget_pos` that skipped `f_pos_lock`
+        // (e.g. `getdents` on a file with one reference), which `LocalFile` allows, being
+        // neither `Send` nor `Sync`.
+        unsafe { LocalFile::from_raw_file(self.inner.get()) }
     }
 }
 
@@ -42,7 +44,7 @@ impl<T: FileSystem> NewINode<T> {
     /// (devices and fifos get theirs when they are initialised).
     pub fn set_file_ops(&mut self, ops: Ops<T>) -> &mut Self {
         // SAFETY: The inode is new and exclusively ours; the table is static.
-        unsafe { (*self.as_ptr()).__bindgen_anon_3.i_fop = ops.as_ptr() };
+        unsafe { bindings::inode_set_fop(self.as_ptr(), ops.as_ptr()) };
         self
     }
 }
@@ -175,8 +177,7 @@ impl<T: FileSystem> Ops<T> {
                     llseek: Some(bindings::generic_file_llseek),
                     read: Some(bindings::generic_read_dir),
                     iterate_shared: Some(Self::read_dir_callback),
-                    // SAFETY: All-zero is a valid (empty) value for the remaining fields.
-                    ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
+                    ..pin_init::zeroed()
                 }
             } else {
                 bindings::file_operations {
@@ -184,8 +185,7 @@ impl<T: FileSystem> Ops<T> {
                     read_iter: Some(bindings::generic_file_read_iter),
                     splice_read: Some(bindings::filemap_splice_read),
                     mmap_prepare: Some(bindings::generic_file_readonly_mmap_prepare),
-                    // SAFETY: All-zero is a valid (empty) value for the remaining fields.
-                    ..unsafe { core::mem::MaybeUninit::zeroed().assume_init() }
+                    ..pin_init::zeroed()
                 }
             };
 

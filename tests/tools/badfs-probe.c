@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * badfs-probe MOUNTPOINT: the system calls that reach each misbehaviour of
+ * samples/rust/rust_badfs.rs, one line each: "WHAT = RESULT", where RESULT
+ * is a return value, a link target or an errno name. Run as root, then again
+ * as an unprivileged user (BADFS_UID=N).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+static void result(const char *what, long ret)
+{
+	if (ret < 0)
+		printf("%s = %s\n", what, strerrorname_np(errno) ?: "?");
+	else
+		printf("%s = %ld\n", what, ret);
+}
+
+static void link_target(const char *what, const char *path)
+{
+	char buf[256];
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+
+	if (n < 0) {
+		result(what, -1);
+		return;
+	}
+	buf[n] = 0;
+	printf("%s = %s\n", what, buf);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const names[] = { "xattrs", "noaops", "owned", "inlink" };
+	char path[512], buf[64];
+	struct stat st;
+	unsigned int i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: [BADFS_UID=N] badfs-probe MOUNTPOINT\n");
+		return 2;
+	}
+	if (getenv("BADFS_UID")) {
+		uid_t uid = atoi(getenv("BADFS_UID"));
+
+		if (setgroups(0, NULL) < 0 || setgid(uid) < 0 || setuid(uid) < 0) {
+			perror("badfs-probe: dropping privileges");
+			return 2;
+		}
+	}
+#define P(name) (snprintf(path, sizeof(path), "%s/%s", argv[1], name), path)
+	/* Every inode comes with aligned data (the file system checks). */
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "lstat %s", names[i]);
+		result(what, lstat(P(names[i]), &st));
+	}
+	/* Lengths larger than the buffer: ERANGE, and the size query works. */
+	result("listxattr size", llistxattr(P("xattrs"), NULL, 0));
+	result("listxattr 64", llistxattr(P("xattrs"), buf, sizeof(buf)));
+	result("getxattr size", lgetxattr(P("xattrs"), "user.x", NULL, 0));
+	result("getxattr 64", lgetxattr(P("xattrs"), "user.x", buf, sizeof(buf)));
+	/* A folio read on an inode without read_folio: EINVAL. */
+	result("lookup in noaops", lstat(P("noaops/x"), &st));
+	/* An owned target in RCU walk: ECHILD inside, ref walk follows it. */
+	link_target("readlink owned", P("owned"));
+	result("stat through owned", stat(P("owned"), &st));
+	result("stat through owned again", stat(P("owned"), &st));
+	/* A target borrowed from non-whitelisted inode data: copied for readlink. */
+	link_target("readlink inlink", P("inlink"));
+	result("stat through inlink", stat(P("inlink"), &st));
+	return 0;
+}

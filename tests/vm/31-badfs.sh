@@ -1,0 +1,42 @@
+# The bindings contain a file system that misbehaves through the safe API
+# (samples/rust/rust_badfs.rs): oversized xattr lengths give ERANGE, a folio
+# read on an inode without read_folio EINVAL, an owned link target in RCU
+# walk is retried in ref walk, a target borrowed from non-whitelisted inode
+# data is copied for readlink (hardened usercopy), over-aligned inode data is
+# aligned, and inode data whose Drop sleeps is dropped where it may sleep.
+# As root and as an unprivileged user; dmesg must stay clean (debug kernel:
+# KASAN, HARDENED_USERCOPY, DEBUG_ATOMIC_SLEEP, lockdep).
+. /tests/lib.sh
+modprobe rust_badfs
+grep -qw rust-badfs /proc/filesystems || fail "rust-badfs not registered"
+mkdir -p /mnt/b
+want="lstat xattrs = 0
+lstat noaops = 0
+lstat owned = 0
+lstat inlink = 0
+listxattr size = 100
+listxattr 64 = ERANGE
+getxattr size = 16
+getxattr 64 = ERANGE
+lookup in noaops = EINVAL
+readlink owned = xattrs
+stat through owned = 0
+stat through owned again = 0
+readlink inlink = xattrs
+stat through inlink = 0"
+i=0
+while [ $i -lt 20 ]; do
+	mount -t rust-badfs none /mnt/b || fail "mount"
+	got=$(badfs-probe /mnt/b)
+	expect_eq "as root (cycle $i)" "$got" "$want"
+	got=$(BADFS_UID=65534 badfs-probe /mnt/b)
+	expect_eq "as nobody (cycle $i)" "$got" "$want"
+	umount /mnt/b
+	i=$((i + 1))
+done
+echo "$want"
+echo "20 mount cycles, root and nobody: as expected"
+# The maxbytes it asked for (i64::MAX) was clamped: a mount works at all.
+rmmod rust_badfs
+grep -qw rust-badfs /proc/filesystems && fail "rust-badfs still registered after rmmod"
+true
