@@ -69,6 +69,21 @@ pub mod mode {
 }
 
 /// A device number, as major and minor numbers.
+///
+/// # Examples
+///
+/// The two on-disk encodings of Linux file systems (`old_decode_dev`, `new_decode_dev`):
+///
+/// ```
+/// use kernel::fs::inode::Dev;
+///
+/// let old = Dev::from_old(0x0801);
+/// assert!(old.major == 8 && old.minor == 1);
+/// // New encoding: minor bits 0-7 and 20-31, major bits 8-19.
+/// let new = Dev::from_new(0x1234_5678);
+/// assert!(new.major == 0x456 && new.minor == 0x12378);
+/// assert!(Dev::from_new(0x0801) == Dev::from_old(0x0801));
+/// ```
 #[derive(Copy, Clone, PartialEq, Eq, Default)]
 pub struct Dev {
     /// Major number (12 bits in the kernel's `dev_t`).
@@ -478,6 +493,9 @@ pub struct Params<T: FileSystem> {
 }
 
 /// The inode whose link target [`INodeOperations::get_link`] is asked for, and how.
+///
+/// In RCU walk the inode cannot be ref-counted: [`RcuINode`] implements no
+/// [`AlwaysRefCounted`], so no `ARef` of it can be made.
 pub enum LinkWalk<'a, T: FileSystem> {
     /// RCU path walk (`LOOKUP_RCU`, no dentry): the inode may be dying and holds no reference
     /// for us, the caller is in an RCU read-side critical section and must not block.
