@@ -5,6 +5,10 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 mount -t tmpfs tmp /tmp
+# The initramfs root comes from a private temporary directory (mode 0700):
+# let unprivileged test users reach /mnt.
+mkdir -p /mnt
+chmod 755 / /mnt
 # The leading newline ends the firmware's escape codes, so every marker
 # starts a line and the host can match them anchored.
 echo; echo "@@VM-UP $(uname -r)"

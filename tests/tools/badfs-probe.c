@@ -8,13 +8,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
+#include "privs.h"
 
 static void result(const char *what, long ret)
 {
@@ -48,14 +49,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: [BADFS_UID=N] badfs-probe MOUNTPOINT\n");
 		return 2;
 	}
-	if (getenv("BADFS_UID")) {
-		uid_t uid = atoi(getenv("BADFS_UID"));
-
-		if (setgroups(0, NULL) < 0 || setgid(uid) < 0 || setuid(uid) < 0) {
-			perror("badfs-probe: dropping privileges");
-			return 2;
-		}
-	}
+	if (drop_privileges_from_env("BADFS_UID", "badfs-probe") < 0)
+		return 2;
 #define P(name) (snprintf(path, sizeof(path), "%s/%s", argv[1], name), path)
 #define GROUP(g) if (!getenv("BADFS_ONLY") || !strcmp(getenv("BADFS_ONLY"), g))
 	/* Every inode comes with aligned data (the file system checks). */

@@ -20,7 +20,6 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <grp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -34,6 +33,8 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
+#include "privs.h"
 
 static const char *root;
 static int dirent_buf = 80;
@@ -340,14 +341,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* FSWALK_UID: walk as that (unprivileged) user and group, no groups. */
-	if (getenv("FSWALK_UID")) {
-		uid_t uid = atoi(getenv("FSWALK_UID"));
-
-		if (setgroups(0, NULL) < 0 || setgid(uid) < 0 || setuid(uid) < 0) {
-			perror("fswalk: dropping privileges");
-			return 2;
-		}
-	}
+	if (drop_privileges_from_env("FSWALK_UID", "fswalk") < 0)
+		return 2;
 	root = argv[1];
 	if (argc > 2)
 		dirent_buf = atoi(argv[2]);
