@@ -441,7 +441,8 @@ impl<T: FileSystem> NewINode<T> {
             inode.i_ctime_sec = params.ctime.secs;
             inode.i_ctime_nsec = params.ctime.nsecs;
 
-            // INVARIANT: The data is written, then marked initialised; `free_work_callback` drops it.
+            // INVARIANT: The data is written, then marked initialised; `free_work_callback`
+            // drops it.
             let outer = crate::container_of!(inode_ptr, INodeWithData<T::INodeData>, inode);
             (*outer).data.write(params.value);
             (*outer).data_init = true;
