@@ -1,4 +1,5 @@
-# timeout: 2400
+# timeout: 10800
+# (the whole make fuzz SWEEP=1 set takes hours; each image has its own 60 s)
 # Hostile images: every slot of fuzz.img (see tests/images/30-fuzz.sh) is
 # mounted with rust_ext2 and walked completely (readdir, stat, read, readlink,
 # xattrs) by fswalk, then the same with C ext2. rust_ext2 must refuse the
