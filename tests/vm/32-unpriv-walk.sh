@@ -10,7 +10,7 @@ modprobe rust_ext2
 mkdir -p /mnt/c /mnt/r
 bad=0 links=0
 while read -r name want; do
-	[ "$want" = ok ] || continue
+	[ "$want" = refuse ] && continue
 	dev=$(disk "$name")
 	mount -t ext2 -o ro "$dev" /mnt/c
 	FSWALK_UID=65534 FSWALK_NODATA=1 fswalk /mnt/c > /tmp/c.walk

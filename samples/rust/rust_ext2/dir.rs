@@ -201,7 +201,10 @@ impl FileOperations for DirOps {
         let size = dir.size().max(0) as u64;
         let has_filetype = s.has_filetype();
         let pos = u64::try_from(emitter.pos()).map_err(|_| EINVAL)?;
-        if pos > size.saturating_sub(rec_len_for(1) as u64) {
+        // `pos > i_size - EXT2_DIR_REC_LEN(1)`, signed as in C: a directory smaller than one
+        // entry lists nothing (its pages are not read, so not checked either).
+        let min = rec_len_for(1) as u64;
+        if size < min || pos > size.saturating_sub(min) {
             return Ok(());
         }
         let mut n = pos >> PAGE_SHIFT;
