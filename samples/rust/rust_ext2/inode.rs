@@ -103,6 +103,9 @@ fn check_block(inode: &INode<Ext2Fs>, block: u32) -> Result {
     Err(EIO)
 }
 
+/// How many entries of an indirect block [`map_blocks`] copies at a time.
+const WINDOW: usize = 64;
+
 /// Maps logical block `iblock` of `inode` (`ext2_block_to_path` + `ext2_get_branch`).
 ///
 /// Returns `None` for holes, or the device block and the number of contiguous device blocks (at
@@ -112,7 +115,8 @@ fn check_block(inode: &INode<Ext2Fs>, block: u32) -> Result {
 /// `ptrs_bits` is 8 to 14, `ptrs` at most 2^14 and `ptrs * ptrs` at most 2^28; every subtraction
 /// from `i` follows the comparison that keeps it non-negative, shifts are by less than 64 bits,
 /// `start + n` is below `len` (at most 2^14) plus one, `off * 4` below 2^16 and `level` is below
-/// `depth` (at least 1).
+/// `depth` (at least 1); in an indirect block `base <= off + n < ptrs` (at most 2^14) and `have`
+/// (at most `WINDOW`) is the number of entries read from `base` on.
 #[allow(clippy::arithmetic_side_effects)]
 pub(crate) fn map_blocks(
     inode: &INode<Ext2Fs>,
@@ -186,16 +190,32 @@ pub(crate) fn map_blocks(
             return Ok(None);
         }
         check_block(inode, b)?;
-        let arr = sb.bread(b.into())?.to_vec()?;
-        let arr = &arr[..];
-        let next = le32(arr, off * 4);
+        let bh = sb.bread(b.into())?;
+        // Only the entries needed are copied out of the buffer (`buffer::Head::read`): the one at
+        // `off` and, at the leaf level, the run that follows it, `WINDOW` entries at a time.
+        let ptrs = ptrs as usize;
+        let mut win = [0u8; 4 * WINDOW];
+        let mut base = off;
+        let mut have = (ptrs - base).min(WINDOW);
+        bh.read(base * 4, &mut win[..have * 4]).map_err(|_| EIO)?;
+        let next = le32(&win, 0);
         if level == depth - 1 {
             if next == 0 {
                 return Ok(None);
             }
             check_block(inode, next)?;
-            let get = |k: usize| le32(arr, k * 4);
-            let n = leaf_count(&get, ptrs as usize, off, next);
+            let mut n = 1;
+            while n < max && off + n < ptrs {
+                if off + n - base == have {
+                    base = off + n;
+                    have = (ptrs - base).min(WINDOW);
+                    bh.read(base * 4, &mut win[..have * 4]).map_err(|_| EIO)?;
+                }
+                if le32(&win, (off + n - base) * 4) != next.wrapping_add(n as u32) {
+                    break;
+                }
+                n += 1;
+            }
             return Ok(Some((next.into(), n)));
         }
         b = next;
