@@ -11,7 +11,7 @@ export CONFIG_NAME := $(CONFIG)
 
 S := scripts
 
-.PHONY: all setup kernel images test fuzz bench run patches check rustdoc clean distclean
+.PHONY: all setup kernel images test fuzz bench run xfstests patches check rustdoc clean distclean
 
 all: kernel
 
@@ -43,6 +43,15 @@ bench:
 # make run IMAGE=disk.img [CMD="..."]  (virtme-ng if installed, else QEMU)
 run: kernel
 	CMD="$(CMD)" $(S)/run-vm.sh $(IMAGE)
+
+# make xfstests [TESTS="generic/001 ..."] [GROUP=quick] [FSTYP=ext2] [JOBS=N]
+#   [FRESH=1] [READBACK=0] [FSTESTS_DIR=...]: fstests in virtme-ng, with the
+#   rust_ext2 read-back check wherever fstests checks a file system; resumes
+#   (tests with a verdict in out/xfstests/ are skipped) unless FRESH=1.
+#   Default TESTS: the CI subset, tests/xfstests/ci.list.
+xfstests:
+	TESTS="$(TESTS)" GROUP="$(GROUP)" FSTYP="$(FSTYP)" JOBS="$(JOBS)" FRESH="$(FRESH)" \
+		READBACK="$(READBACK)" FSTESTS_DIR="$(FSTESTS_DIR)" $(S)/xfstests.sh
 
 patches:
 	$(S)/mkpatches.sh

@@ -12,18 +12,22 @@ if [ "$(cat "$KBUILD_OUT/.frag-hash" 2>/dev/null)" != "$fhash" ] || [ ! -f "$KBU
 	KCONFIG_CONFIG="$KBUILD_OUT/.config" "$KTREE/scripts/kconfig/merge_config.sh" \
 		-m -O "$KBUILD_OUT" "$KBUILD_OUT/.config" $frag >/dev/null
 	"${KMAKE[@]}" olddefconfig >/dev/null
-	# Every line of the fragment must have stuck (catches missing deps).
+	# Every line of the fragments must have stuck (catches missing deps); a
+	# later fragment overrides an earlier one.
 	bad=0
+	declare -A want=()
 	for f in $frag; do
 		while IFS= read -r line; do
-			case "$line" in CONFIG_*) ;; *) continue ;; esac
-			sym=${line%%=*}; val=${line#*=}
-			if [ "$val" = n ]; then
-				grep -q "^$sym=" "$KBUILD_OUT/.config" && { echo "config: $sym should be off"; bad=1; }
-			else
-				grep -qx "$sym=$val" "$KBUILD_OUT/.config" || { echo "config: $sym=$val did not stick"; bad=1; }
-			fi
+			case "$line" in CONFIG_*) want[${line%%=*}]=${line#*=} ;; esac
 		done < "$f"
+	done
+	for sym in "${!want[@]}"; do
+		val=${want[$sym]}
+		if [ "$val" = n ]; then
+			grep -q "^$sym=" "$KBUILD_OUT/.config" && { echo "config: $sym should be off"; bad=1; }
+		else
+			grep -qx "$sym=$val" "$KBUILD_OUT/.config" || { echo "config: $sym=$val did not stick"; bad=1; }
+		fi
 	done
 	[ $bad = 0 ] || exit 1
 	echo "$fhash" > "$KBUILD_OUT/.frag-hash"

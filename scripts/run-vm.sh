@@ -1,15 +1,18 @@
 #!/bin/bash
-# Boot the built kernel interactively, with an optional image attached
-# (read-only) as the first virtio disk: run-vm.sh [IMAGE]
-# With $CMD set, runs that command in the guest instead of a shell.
+# Boot the built kernel interactively, with an optional image attached as
+# the first virtio-blk disk, /dev/vda in the guest: run-vm.sh [IMAGE]
+# With $CMD set, runs that command in the guest instead of a shell: its
+# output is printed and its exit status is this script's.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 img=${1:-}
 kimg=$KBUILD_OUT/arch/x86/boot/bzImage
 if [ -x "$CACHE/venv/bin/vng" ]; then
 	# TCG (KVM hangs on these machines); 9p root (no virtiofsd needed).
-	args=(--run "$kimg" --disable-kvm --force-9p --user root --memory 2G)
-	[ -n "$img" ] && args+=(--disk "$img")
+	# The cache (modules, tools) is visible read-only: vng hides /var/cache.
+	args=(--run "$kimg" --disable-kvm --force-9p --user root --memory 2G --rodir "$CACHE")
+	# virtio-blk (vng's --disk is virtio-scsi, which the kernel lacks)
+	[ -n "$img" ] && args+=("--qemu-opts=-drive file=$(readlink -f "$img"),if=virtio,format=raw,cache=unsafe")
 	[ -n "${CMD:-}" ] && args+=(--exec "$CMD")
 	export PATH="$CACHE/venv/bin:$PATH"
 	exec vng "${args[@]}"

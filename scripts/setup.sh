@@ -11,9 +11,15 @@ mkdir -p "$CACHE"
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 
+# Kernel build, images, QEMU; udev (virtme-ng's guest init needs udevd for
+# /dev/virtio-ports: make run CMD=...); fstests' build and run dependencies
+# (make xfstests).
 PKGS="clang-19 lld-19 llvm-19 libclang-19-dev flex bison bc cpio libelf-dev
 libssl-dev e2fsprogs busybox-static ccache qemu-system-x86 python3-venv
-attr rsync kmod dwarves gcc libc6-dev python3 linux-perf"
+attr rsync kmod dwarves gcc libc6-dev python3 linux-perf udev
+xfslibs-dev uuid-dev libtool-bin automake autoconf libacl1-dev libaio-dev
+xfsprogs libgdbm-dev gawk fio uuid-runtime libcap-dev liburcu-dev
+libinih-dev acl quota dbench psmisc"
 
 missing=
 for p in $PKGS; do
@@ -35,10 +41,15 @@ fi
 # nothing from trixie is ever installed into the system.
 "$(dirname "$0")/fetch-debs.sh"
 
+# virtme-ng's guest init mounts the kernel's modules on /lib/modules, which
+# must exist in the host's root (it does wherever a kernel is installed).
+[ -d /lib/modules ] || $SUDO mkdir -p /lib/modules
 # virtme-ng for `make run`
 if [ ! -x "$CACHE/venv/bin/vng" ]; then
 	python3 -m venv "$CACHE/venv"
 	"$CACHE/venv/bin/pip" install -q virtme-ng==1.42 || \
 		echo "setup: warning: virtme-ng not installed; 'make run' falls back to plain QEMU"
 fi
+# fstests, from the pinned snapshot, built into the cache (make xfstests)
+"$(dirname "$0")/fstests-build.sh"
 echo "setup: done (cache in $CACHE)"

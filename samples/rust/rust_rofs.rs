@@ -21,6 +21,8 @@ kernel::module_fs! {
     authors: ["Rust for Linux Contributors"],
     description: "Rust read-only file system sample",
     license: "GPL",
+    // mount -t rust-fs loads the module, as MODULE_ALIAS_FS does for C.
+    alias: ["fs-rust-fs"],
 }
 
 /// The magic number of the file system ("RUST").

@@ -29,4 +29,6 @@ kernel::module_fs! {
     authors: ["Rust for Linux Contributors"],
     description: "Rust read-only ext2 file system sample",
     license: "GPL",
+    // mount -t rust_ext2 loads the module, as MODULE_ALIAS_FS does for C.
+    alias: ["fs-rust_ext2"],
 }

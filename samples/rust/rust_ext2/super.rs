@@ -112,7 +112,13 @@ impl kernel::fs::FileSystem for Ext2Fs {
         core::mem::offset_of!(inode::Ext2Inode, fast_link),
         core::mem::size_of::<Option<[u8; 4 * defs::EXT2_N_BLOCKS + 1]>>(),
     ));
-    const NAME: &'static CStr = c"rust_ext2";
+    /// "ext2" with `CONFIG_SAMPLE_RUST_EXT2_AS_EXT2` (C ext2 not built), so that what mounts
+    /// "ext2" (fstests with `FSTYP=ext2`) gets this driver.
+    const NAME: &'static CStr = if cfg!(CONFIG_SAMPLE_RUST_EXT2_AS_EXT2) {
+        c"ext2"
+    } else {
+        c"rust_ext2"
+    };
     const SUPER_TYPE: sb::Type = sb::Type::BlockDev;
     const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
 

@@ -1,0 +1,121 @@
+#!/bin/bash
+# make xfstests [TESTS="generic/001 ..."] [GROUP=quick] [FSTYP=ext2] [JOBS=N]
+#               [FRESH=1] [READBACK=0] [CONFIG=base]
+#
+# Runs fstests (a pinned upstream snapshot, or $FSTESTS_DIR) on the project's
+# kernel in virtme-ng: the host's root over 9p, two virtio-blk disks per VM
+# (/dev/vda = TEST_DEV, /dev/vdb = SCRATCH_DEV). Inside the guest, fsck.ext2
+# is tests/xfstests/fsck.ext2, so wherever fstests checks a file system it
+# also mounts it read-only with C ext2 and with rust_ext2 and diffs what a
+# user sees (the read-back check; READBACK=0 turns it off).
+#
+# Verdicts accumulate in $OUT/verdicts (one line per test); a test that has
+# one is skipped unless FRESH=1, so an interrupted run resumes where it
+# stopped. JOBS=N splits the list across N VMs. The summary compares every
+# verdict with tests/xfstests/baseline-$FSTYP (C ext2's verdicts on this
+# kernel); the exit status is non-zero on any change or read-back difference.
+set -uo pipefail
+. "$(dirname "$0")/env.sh"
+FSTYP=${FSTYP:-ext2}
+JOBS=${JOBS:-1}
+export READBACK=${READBACK:-1}
+OUT=${OUT:-$REPO/out/xfstests}
+XT=$REPO/tests/xfstests
+BASELINE=${BASELINE:-$XT/baseline-$FSTYP}
+[ -n "${TESTS:-}${GROUP:-}" ] || TESTS=$(grep -v '^#' "$XT/ci.list")
+mkdir -p "$OUT"
+[ "${FRESH:-0}" = 1 ] && rm -rf "$OUT"/*
+
+# fstests, built into the cache (or the user's own tree).
+if [ -n "${FSTESTS_DIR:-}" ]; then
+	FT=$(cd "$FSTESTS_DIR" && pwd)
+else
+	FT=$CACHE/fstests/fstests
+	"$REPO/scripts/fstests-build.sh" || exit 1
+fi
+[ -x "$FT/ltp/fsstress" ] || { echo "xfstests: $FT is not built (make -C $FT)"; exit 1; }
+
+# The kernel (base config unless CONFIG= says otherwise), and the guest's
+# tools: fswalk, static, outside the repo.
+"$REPO/scripts/build-kernel.sh" >/dev/null || { echo "xfstests: kernel build failed"; exit 1; }
+kimg=$KBUILD_OUT/arch/x86/boot/bzImage
+# CONFIG=rustext2: rust_ext2 is "ext2" and C ext2 is not there to compare with.
+as_ext2=0
+grep -q '^CONFIG_SAMPLE_RUST_EXT2_AS_EXT2=y' "$KBUILD_OUT/.config" && as_ext2=1 READBACK=0
+tools=$CACHE/xfstests-tools
+mkdir -p "$tools"
+gcc -O2 -static -Wall -Werror -o "$tools/fswalk" "$REPO/tests/tools/fswalk.c" || exit 1
+vng=$CACHE/venv/bin/vng
+[ -x "$vng" ] || { echo "xfstests: virtme-ng missing (make setup)"; exit 1; }
+
+# The test list: TESTS, or GROUP expanded by fstests itself, minus the tests
+# that already have a verdict.
+if [ -n "${GROUP:-}" ]; then
+	list=$(cd "$FT" && awk -v g="$GROUP" '$0 !~ /^#/ { for (i = 2; i <= NF; i++) if ($i == g) { print "generic/" $1; next } }' tests/generic/group.list)
+else
+	list=$TESTS
+fi
+touch "$OUT/verdicts"
+todo=()
+for t in $list; do
+	grep -q "^$t " "$OUT/verdicts" || todo+=("$t")
+done
+echo "xfstests: ${#todo[@]} tests to run ($(echo $list | wc -w) listed, FSTYP=$FSTYP, JOBS=$JOBS, kernel $(cat "$KBUILD_OUT/include/config/kernel.release"))"
+
+# One VM per shard, each with its own disks and results directory.
+cpus=$(( $(nproc) / JOBS )); [ "$cpus" -ge 1 ] || cpus=1
+shard() { # N
+	local n=$1 w=$OUT/shard$1 i=0 t
+	rm -rf "$w"; mkdir -p "$w/results"
+	: > "$w/tests"
+	for t in "${todo[@]}"; do
+		[ $((i % JOBS)) = "$n" ] && echo "$t" >> "$w/tests"
+		i=$((i + 1))
+	done
+	[ -s "$w/tests" ] || return 0
+	truncate -s "${DISK_SIZE:-4G}" "$w/test.img" "$w/scratch.img"
+	mkfs.ext2 -q -F "$w/test.img" >/dev/null
+	local mod=
+	[ "$as_ext2" = 1 ] || mod=$(find "$KBUILD_OUT/modinst" -name rust_ext2.ko | head -1)
+	cat > "$w/env" <<-EOF
+	FT=$FT
+	XT=$XT
+	FSTYP=$FSTYP
+	READBACK=${READBACK:-1}
+	RUST_EXT2_KO=$mod
+	TOOLS=$tools
+	EOF
+	"$vng" --run "$kimg" --disable-kvm --force-9p --user root --memory 2G --cpus "$cpus" \
+		--rodir "$CACHE" --rwdir "$w" --rwdir "$FT" \
+		"--qemu-opts=-drive file=$w/test.img,if=virtio,format=raw,cache=unsafe -drive file=$w/scratch.img,if=virtio,format=raw,cache=unsafe" \
+		--exec "bash $XT/guest.sh $w" > "$w/console.log" 2>&1
+	echo "vng exit $?" >> "$w/console.log"
+	rm -f "$w/test.img" "$w/scratch.img"
+}
+start=$(date +%s)
+if [ ${#todo[@]} -gt 0 ]; then
+	for n in $(seq 0 $((JOBS - 1))); do
+		shard "$n" &
+	done
+	if [ -t 1 ]; then
+		while [ -n "$(jobs -r)" ]; do
+			sleep 30
+			echo "xfstests: $(cat "$OUT"/shard*/results/result.xml 2>/dev/null | grep -c '<testcase') of ${#todo[@]} done"
+		done
+	fi
+	wait
+fi
+wall=$(( $(date +%s) - start ))
+
+# Verdicts from each shard's check output (written as the tests finish, so an
+# interrupted run keeps what it had), with the read-back log.
+for w in "$OUT"/shard*; do
+	[ -d "$w/results" ] || continue
+	"$XT/verdicts.py" "$w/results/result.xml" >> "$OUT/verdicts"
+	cat "$w/readback.log" >> "$OUT/readback.log" 2>/dev/null
+	mkdir -p "$OUT/results"
+	cp -a "$w/results/." "$OUT/results/" 2>/dev/null
+	rm -rf "$w"
+done
+sort -u -k1,1 -o "$OUT/verdicts" "$OUT/verdicts"
+"$XT/summary.py" "$OUT" "$BASELINE" "$list" "$wall"

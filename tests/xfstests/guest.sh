@@ -1,0 +1,35 @@
+#!/bin/bash
+# Inside the fstests VM (scripts/xfstests.sh): guest.sh WORKDIR
+# WORKDIR (writable, shared with the host) has `env` and `tests`; /dev/vda is
+# TEST_DEV (made by the host), /dev/vdb SCRATCH_DEV.
+set -u
+w=$1
+. "$w/env"
+# rust_ext2, a module of the running kernel (none when it is built in as ext2).
+[ -z "$RUST_EXT2_KO" ] || grep -qw rust_ext2 /proc/filesystems || insmod "$RUST_EXT2_KO" || exit 1
+# fstests' users and group, in the guest's /etc (a tmpfs overlay).
+groupadd -f fsgqa
+for u in fsgqa fsgqa2 123456-fsgqa; do
+	id "$u" >/dev/null 2>&1 || useradd -m -g fsgqa -s /bin/bash "$u"
+done
+# fsck.ext2 is the read-back wrapper, for this boot only.
+real=$(readlink -f "$(command -v fsck.ext2)")
+mkdir -p /run/xfstests
+cp "$real" /run/xfstests/e2fsck
+for f in /sbin/fsck.ext2 /usr/sbin/fsck.ext2; do
+	[ -e "$f" ] && mount --bind "$XT/fsck.ext2" "$f"
+done
+export E2FSCK_REAL=/run/xfstests/e2fsck FSWALK=$TOOLS/fswalk READBACK READBACK_LOG=$w/readback.log
+mkdir -p /tmp/test /tmp/scratch
+cat > "$w/local.config" <<EOC
+export FSTYP=$FSTYP
+export TEST_DEV=/dev/vda
+export TEST_DIR=/tmp/test
+export SCRATCH_DEV=/dev/vdb
+export SCRATCH_MNT=/tmp/scratch
+EOC
+cd "$FT" || exit 1
+HOST_OPTIONS=$w/local.config RESULT_BASE=$w/results ./check -R xunit-quiet $(cat "$w/tests") \
+	> "$w/check.log" 2>&1
+echo "check exit $?" >> "$w/check.log"
+dmesg > "$w/dmesg.log"
