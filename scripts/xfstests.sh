@@ -37,7 +37,10 @@ fi
 
 # The kernel (base config unless CONFIG= says otherwise), and the guest's
 # tools: fswalk, static, outside the repo.
-"$REPO/scripts/build-kernel.sh" >/dev/null || { echo "xfstests: kernel build failed"; exit 1; }
+# BUILD=0: use the kernel as built (e.g. while another build uses the tree).
+if [ "${BUILD:-1}" != 0 ]; then
+	"$REPO/scripts/build-kernel.sh" >/dev/null || { echo "xfstests: kernel build failed"; exit 1; }
+fi
 kimg=$KBUILD_OUT/arch/x86/boot/bzImage
 # CONFIG=rustext2: rust_ext2 is "ext2" and C ext2 is not there to compare with.
 as_ext2=0
@@ -46,6 +49,7 @@ tools=$CACHE/xfstests-tools
 mkdir -p "$tools"
 gcc -O2 -static -Wall -Werror -o "$tools/fswalk" "$REPO/tests/tools/fswalk.c" || exit 1
 vng=$CACHE/venv/bin/vng
+export PATH="$CACHE/venv/bin:$PATH"
 [ -x "$vng" ] || { echo "xfstests: virtme-ng missing (make setup)"; exit 1; }
 
 # The test list: TESTS, or GROUP expanded by fstests itself, minus the tests
@@ -115,6 +119,9 @@ for w in "$OUT"/shard*; do
 	cat "$w/readback.log" >> "$OUT/readback.log" 2>/dev/null
 	mkdir -p "$OUT/results"
 	cp -a "$w/results/." "$OUT/results/" 2>/dev/null
+	for f in console check dmesg; do
+		cp "$w/$f.log" "$OUT/$f-$(basename "$w").log" 2>/dev/null
+	done
 	rm -rf "$w"
 done
 sort -u -k1,1 -o "$OUT/verdicts" "$OUT/verdicts"

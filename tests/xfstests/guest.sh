@@ -7,10 +7,14 @@ w=$1
 . "$w/env"
 # rust_ext2, a module of the running kernel (none when it is built in as ext2).
 [ -z "$RUST_EXT2_KO" ] || grep -qw rust_ext2 /proc/filesystems || insmod "$RUST_EXT2_KO" || exit 1
-# fstests' users and group, in the guest's /etc (a tmpfs overlay).
-groupadd -f fsgqa
-for u in fsgqa fsgqa2 123456-fsgqa; do
-	id "$u" >/dev/null 2>&1 || useradd -m -g fsgqa -s /bin/bash "$u"
+# fstests' users and group, in the guest's /etc (a tmpfs overlay; useradd
+# cannot replace /etc/shadow, which virtme-ng bind-mounts).
+grep -q '^fsgqa:' /etc/group || echo "fsgqa:x:10001:" >> /etc/group
+for u in fsgqa:10001 fsgqa2:10002 123456-fsgqa:123456; do
+	name=${u%:*} uid=${u#*:}
+	id "$name" >/dev/null 2>&1 && continue
+	echo "$name:x:$uid:10001::/tmp/home-$name:/bin/bash" >> /etc/passwd
+	mkdir -p "/tmp/home-$name" && chown "$uid:10001" "/tmp/home-$name"
 done
 # fsck.ext2 is the read-back wrapper, for this boot only.
 real=$(readlink -f "$(command -v fsck.ext2)")
