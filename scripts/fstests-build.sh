@@ -4,11 +4,21 @@
 # is used instead with make xfstests FSTESTS_DIR=... (built by the user).
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
-tarball=${FSTESTS_TARBALL:-$(ls "$REPO"/../shared/fstests/fstests-*.tar.xz 2>/dev/null | head -1)}
+tarball=${FSTESTS_TARBALL:-}
+if [ -z "$tarball" ]; then
+	for t in "$REPO"/../shared/fstests/fstests-*.tar.xz; do
+		[ -f "$t" ] && tarball=$t
+	done
+fi
 dst=$CACHE/fstests
-stamp=$dst/.built-$(basename "${tarball:-none}")
+if [ -z "$tarball" ]; then
+	# No snapshot here (a worktree elsewhere): whatever was built before.
+	ls "$dst"/.built-* > /dev/null 2>&1 && exit 0
+	echo "fstests-build: no fstests snapshot in $REPO/../shared/fstests (set FSTESTS_TARBALL= or FSTESTS_DIR=)"
+	exit 1
+fi
+stamp=$dst/.built-$(basename "$tarball")
 [ -f "$stamp" ] && exit 0
-[ -f "$tarball" ] || { echo "fstests-build: no snapshot (set FSTESTS_TARBALL= or FSTESTS_DIR=)"; exit 1; }
 rm -rf "$dst"; mkdir -p "$dst"
 tar -C "$dst" -xf "$tarball"
 echo "fstests-build: building $(basename "$tarball") in $dst/fstests"

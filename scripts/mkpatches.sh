@@ -10,7 +10,10 @@ set -euo pipefail
 . "$(dirname "$0")/env.sh"
 WORKTREE=$CACHE/patchwork
 OUT=$REPO/out/patches
-G=(git -C "$WORKTREE" -c user.name="rust-vfs" -c user.email="rust-vfs@localhost")
+# Author and sign-off: git's configured identity in this repository.
+NAME=$(git -C "$REPO" config user.name) || { echo "mkpatches: set git config user.name"; exit 1; }
+EMAIL=$(git -C "$REPO" config user.email) || { echo "mkpatches: set git config user.email"; exit 1; }
+G=(git -C "$WORKTREE" -c user.name="$NAME" -c user.email="$EMAIL")
 
 if [ ! -f "$WORKTREE/.git/base-ok" ]; then
 	rm -rf "$WORKTREE"
@@ -25,14 +28,52 @@ fi
 "${G[@]}" checkout -q -f -B series base
 "${G[@]}" clean -q -fdx
 
+# maintainers PATH...: list new overlay files in MAINTAINERS' RUST [FS] entry
+# (made by the first commit that adds files), as each patch that adds files
+# should (checkpatch: FILE_PATH_CHANGES).
+maintainers() {
+	python3 - "$WORKTREE/MAINTAINERS" "$NAME <$EMAIL>" "$@" <<'PY'
+import re, sys
+path, who, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+text = open(path).read()
+def pattern(f):
+    # Directories of their own: the ext2 sample, the file operations module.
+    for d in ("samples/rust/rust_ext2/", "rust/kernel/fs/file/"):
+        if f.startswith(d):
+            return d
+    return f
+head = "RUST [FS]\n"
+if head not in text:
+    entry = (head + f"M:\t{who}\nL:\tlinux-fsdevel@vger.kernel.org\n"
+             "L:\trust-for-linux@vger.kernel.org\nS:\tMaintained\n\n")
+    # Alphabetical among the RUST [...] entries.
+    later = [m.start() for m in re.finditer(r"^RUST \[([^\]]*)\]\n", text, re.M) if m.group(1) > "FS"]
+    at = later[0] if later else text.index("\n\n", text.index("\nRUST\n") + 1) + 2
+    text = text[:at] + entry + text[at:]
+start = text.index(head)
+end = text.index("\n\n", start)
+lines = text[start:end].split("\n")
+fl = sorted(set([l for l in lines if l.startswith("F:\t")] + ["F:\t" + pattern(f) for f in files]))
+lines = [l for l in lines if not l.startswith("F:\t")] + fl
+text = text[:start] + "\n".join(lines) + text[end:]
+open(path, "w").write(text)
+PY
+}
+
 commit() { # SUBJECT BODY PATH...
-	local subject=$1 body=$2; shift 2
+	local subject=$1 body=$2 new=(); shift 2
 	for p in "$@"; do
 		case "$p" in
 		patches/*) "${G[@]}" apply --index "$REPO/$p" ;;
-		*) mkdir -p "$WORKTREE/$(dirname "$p")"; cp "$REPO/$p" "$WORKTREE/$p"; "${G[@]}" add -f "$p" ;;
+		*)
+			[ -e "$WORKTREE/$p" ] || new+=("$p")
+			mkdir -p "$WORKTREE/$(dirname "$p")"; cp "$REPO/$p" "$WORKTREE/$p"; "${G[@]}" add -f "$p" ;;
 		esac
 	done
+	if [ ${#new[@]} -gt 0 ]; then
+		maintainers "${new[@]}"
+		"${G[@]}" add MAINTAINERS
+	fi
 	"${G[@]}" commit -q -s -m "$subject" -m "${body:-Part of the Rust VFS overlay; see the cover letter.}"
 }
 
@@ -73,7 +114,8 @@ if [ "$n" = 0 ]; then
 	echo "mkpatches: the overlay has no changes yet; no series written"
 	exit 0
 fi
-"${G[@]}" format-patch -q --cover-letter -o "$OUT" base..series
+# base-commit: the import of the pristine linux-source tree (the tag "base").
+"${G[@]}" format-patch -q --cover-letter --base=base -o "$OUT" base..series
 # Cover letter text from patches/cover-letter (first line: subject).
 cl=$OUT/0000-cover-letter.patch
 if [ -f "$REPO/patches/cover-letter" ]; then

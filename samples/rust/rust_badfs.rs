@@ -125,6 +125,7 @@ fn iget(sb: &SuperBlock<BadFs>, ino: u64) -> Result<ARef<INode<BadFs>>> {
         mtime: UNIX_EPOCH,
         atime: UNIX_EPOCH,
         generation: 0,
+        flags: inode::Flags::NONE,
         value: BadINode {
             link: *b"xattrs\0\0",
             _sleeper: Sleeper,

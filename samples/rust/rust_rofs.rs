@@ -198,6 +198,7 @@ fn iget(sb: &SuperBlock<RoFs>, e: &'static Entry) -> Result<ARef<INode<RoFs>>> {
         mtime: UNIX_EPOCH,
         atime: UNIX_EPOCH,
         generation: 0,
+        flags: inode::Flags::NONE,
         value: e,
     })
 }

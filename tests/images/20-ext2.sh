@@ -29,8 +29,23 @@ xattrs() { # NAME: user., trusted. and security. attributes in the xattr block
 	} > "$cmds"
 	debugfs -w -f "$cmds" "$img" > /dev/null 2>&1
 }
+flagged() { # NAME: on-disk inode flags (EXT2_*_FL), set with debugfs
+	local img=$IMGDIR/$1.img cmds=$WORK/$1.flags
+	{
+		echo "sif /hello.txt flags 0x10"          # immutable
+		echo "sif /files/size-1 flags 0x20"       # append
+		echo "sif /files/size-4096 flags 0xc0"    # nodump, noatime
+		echo "sif /special flags 0x10008"         # dirsync, sync
+		echo "sif /special/chr flags 0x10"        # immutable device: writes EPERM
+		echo "sif /special/fifo flags 0x20"       # append fifo
+		echo "sif /deep flags 0x40004"            # compressed; huge_file (not user-visible)
+		echo "sif /names flags 0x21000"           # topdir, index
+	} > "$cmds"
+	debugfs -w -f "$cmds" "$img" > /dev/null 2>&1
+}
 mkfs ext2-1k 160M full -t ext2 -b 1024 -I 128
 xattrs ext2-1k
+flagged ext2-1k
 # A file whose pages mix 1 KiB data blocks and holes: mpage falls back to
 # block_read_full_folio, which attaches buffer heads to the file's folios.
 python3 -c "import sys; sys.stdout.buffer.write(b''.join(bytes([65 + i % 26]) * 1024 if i % 2 == 0 else bytes(1024) for i in range(64)))" > "$WORK/holes-1k"
@@ -39,6 +54,7 @@ mkfs ext2-2k 160M full -t ext2 -b 2048 -I 128
 xattrs ext2-2k
 mkfs ext2-4k 160M full -t ext2 -b 4096 -I 256
 xattrs ext2-4k
+flagged ext2-4k
 mkfs ext2-rev0 160M rev0 -t ext2 -r 0 -b 1024
 mkfs ext2-bigdir 64M bigdir -t ext2 -b 4096 -O ^dir_index
 mkfs ext2-huge 64M huge -t ext2 -b 4096

@@ -110,6 +110,26 @@ pub(crate) mod gd {
     pub(crate) const FREE_INODES_COUNT: usize = 14;
 }
 
+/// Inode flags (`i_flags`, `EXT2_*_FL`).
+pub(crate) mod fl {
+    /// Compressed file (`EXT2_COMPR_FL`).
+    pub(crate) const COMPR: u32 = 0x0000_0004;
+    /// Synchronous updates (`EXT2_SYNC_FL`).
+    pub(crate) const SYNC: u32 = 0x0000_0008;
+    /// Immutable file (`EXT2_IMMUTABLE_FL`).
+    pub(crate) const IMMUTABLE: u32 = 0x0000_0010;
+    /// Writes may only append (`EXT2_APPEND_FL`).
+    pub(crate) const APPEND: u32 = 0x0000_0020;
+    /// Not to be dumped (`EXT2_NODUMP_FL`).
+    pub(crate) const NODUMP: u32 = 0x0000_0040;
+    /// No access time updates (`EXT2_NOATIME_FL`).
+    pub(crate) const NOATIME: u32 = 0x0000_0080;
+    /// Synchronous directory changes (`EXT2_DIRSYNC_FL`).
+    pub(crate) const DIRSYNC: u32 = 0x0001_0000;
+    /// The flags users see (`EXT2_FL_USER_VISIBLE`, `FS_FL_USER_VISIBLE`).
+    pub(crate) const USER_VISIBLE: u32 = 0x0003_DFFF;
+}
+
 /// Field offsets of `struct ext2_inode`.
 pub(crate) mod ino {
     pub(crate) const MODE: usize = 0;

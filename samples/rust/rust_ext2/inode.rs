@@ -8,7 +8,9 @@ use crate::{dir, namei, symlink, xattr};
 use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, LockedFolio};
 use kernel::fs::dentry::DEntry;
 use kernel::fs::file::{self, File};
-use kernel::fs::inode::{self, mode, Dev, INode, INodeOperations, Timespec, Type};
+use kernel::fs::inode::{
+    self, mode, statx_attr, Dev, FileAttr, Flags, INode, INodeOperations, Stat, Timespec, Type,
+};
 use kernel::fs::sb::SuperBlock;
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
@@ -24,6 +26,8 @@ pub(crate) struct Ext2Inode {
     pub(crate) blocks: u32,
     /// The type bits of `i_mode`.
     pub(crate) mode: u16,
+    /// `i_flags`: the on-disk inode flags (`EXT2_*_FL`).
+    pub(crate) flags: u32,
     /// For fast symlinks: the target, NUL-terminated (`nd_terminate_link`).
     pub(crate) fast_link: Option<[u8; 4 * defs::EXT2_N_BLOCKS + 1]>,
     /// For directories: the page where the last lookup found its name, where the next one starts
@@ -38,7 +42,7 @@ impl Ext2Inode {
     }
 }
 
-/// Inode operations of regular files and special files: only extended attributes.
+/// Inode operations of regular files (`ext2_file_inode_operations`).
 pub(crate) struct FileOps;
 
 const FILE_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<FileOps>();
@@ -51,6 +55,82 @@ impl INodeOperations for FileOps {
     fn listxattr(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
         xattr::list(dentry, buf)
     }
+
+    fn getattr(inode: &INode<Ext2Fs>, stat: &mut Stat<'_>) -> Result {
+        getattr(inode, stat)
+    }
+
+    fn fileattr_get(dentry: &DEntry<Ext2Fs>, fa: &mut FileAttr<'_>) -> Result {
+        fileattr_get(dentry, fa)
+    }
+}
+
+/// Inode operations of devices, fifos and sockets (`ext2_special_inode_operations`).
+struct SpecialOps;
+
+const SPECIAL_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<SpecialOps>();
+
+#[vtable]
+impl INodeOperations for SpecialOps {
+    type FileSystem = Ext2Fs;
+
+    fn listxattr(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
+        xattr::list(dentry, buf)
+    }
+
+    fn getattr(inode: &INode<Ext2Fs>, stat: &mut Stat<'_>) -> Result {
+        getattr(inode, stat)
+    }
+}
+
+/// The user-visible on-disk flags as `statx` attributes (`ext2_getattr`).
+pub(crate) fn getattr(inode: &INode<Ext2Fs>, stat: &mut Stat<'_>) -> Result {
+    let flags = inode.data().flags & defs::fl::USER_VISIBLE;
+    let mut attributes = 0;
+    for (fl, attr) in [
+        (defs::fl::APPEND, statx_attr::APPEND),
+        (defs::fl::COMPR, statx_attr::COMPRESSED),
+        (defs::fl::IMMUTABLE, statx_attr::IMMUTABLE),
+        (defs::fl::NODUMP, statx_attr::NODUMP),
+    ] {
+        if flags & fl != 0 {
+            attributes |= attr;
+        }
+    }
+    stat.add_attributes(
+        attributes,
+        statx_attr::APPEND
+            | statx_attr::COMPRESSED
+            | statx_attr::ENCRYPTED
+            | statx_attr::IMMUTABLE
+            | statx_attr::NODUMP,
+    );
+    Ok(())
+}
+
+/// The user-visible on-disk flags for `FS_IOC_GETFLAGS`/`FS_IOC_FSGETXATTR`
+/// (`ext2_fileattr_get`).
+pub(crate) fn fileattr_get(dentry: &DEntry<Ext2Fs>, fa: &mut FileAttr<'_>) -> Result {
+    let inode = dentry.inode().ok_or(ENOENT)?;
+    fa.fill_flags(inode.data().flags & defs::fl::USER_VISIBLE);
+    Ok(())
+}
+
+/// The VFS flags that the on-disk flags ask for (`ext2_set_inode_flags`).
+fn vfs_flags(flags: u32) -> Flags {
+    let mut f = Flags::NONE;
+    for (fl, vfs) in [
+        (defs::fl::SYNC, Flags::SYNC),
+        (defs::fl::APPEND, Flags::APPEND),
+        (defs::fl::IMMUTABLE, Flags::IMMUTABLE),
+        (defs::fl::NOATIME, Flags::NOATIME),
+        (defs::fl::DIRSYNC, Flags::DIRSYNC),
+    ] {
+        if flags & fl != 0 {
+            f |= vfs;
+        }
+    }
+    f
 }
 
 #[vtable]
@@ -302,7 +382,7 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
         time(defs::ino::MTIME),
     );
     let generation = le32(raw, defs::ino::GENERATION);
-    let _flags = le32(raw, defs::ino::FLAGS);
+    let flags = le32(raw, defs::ino::FLAGS);
 
     let mut fast_link = None;
     let (typ, iops, fops, aops) = match fmt {
@@ -344,10 +424,10 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
             } else {
                 Type::Blk(dev)
             };
-            (typ, FILE_IOPS, None, None)
+            (typ, SPECIAL_IOPS, None, None)
         }
-        mode::S_IFIFO => (Type::Fifo, FILE_IOPS, None, None),
-        mode::S_IFSOCK => (Type::Sock, FILE_IOPS, None, None),
+        mode::S_IFIFO => (Type::Fifo, SPECIAL_IOPS, None, None),
+        mode::S_IFSOCK => (Type::Sock, SPECIAL_IOPS, None, None),
         _ => {
             pr_err!("error: inode {} has bad mode 0{:o}\n", ino, mode);
             return Err(EUCLEAN);
@@ -374,11 +454,13 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
         mtime,
         atime,
         generation,
+        flags: vfs_flags(flags),
         value: Ext2Inode {
             block,
             file_acl,
             blocks,
             mode,
+            flags,
             fast_link,
             dir_start_lookup: Atomic::new(0),
         },

@@ -8,7 +8,7 @@ use crate::inode::iget;
 use crate::superblock::Ext2Fs;
 use crate::xattr;
 use kernel::fs::dentry::{self, DEntry};
-use kernel::fs::inode::{self, INode, INodeOperations};
+use kernel::fs::inode::{self, FileAttr, INode, INodeOperations, Stat};
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
 use kernel::sync::atomic::Relaxed;
@@ -104,5 +104,13 @@ impl INodeOperations for DirOps {
 
     fn listxattr(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
         xattr::list(dentry, buf)
+    }
+
+    fn getattr(inode: &INode<Ext2Fs>, stat: &mut Stat<'_>) -> Result {
+        crate::inode::getattr(inode, stat)
+    }
+
+    fn fileattr_get(dentry: &DEntry<Ext2Fs>, fa: &mut FileAttr<'_>) -> Result {
+        crate::inode::fileattr_get(dentry, fa)
     }
 }

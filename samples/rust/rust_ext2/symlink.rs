@@ -6,7 +6,7 @@ use crate::inode::map_blocks;
 use crate::superblock::Ext2Fs;
 use crate::xattr;
 use kernel::fs::dentry::DEntry;
-use kernel::fs::inode::{self, INodeOperations, Link, LinkWalk};
+use kernel::fs::inode::{self, INode, INodeOperations, Link, LinkWalk, Stat};
 use kernel::prelude::*;
 
 pub(crate) const FAST_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<FastSymlink>();
@@ -31,6 +31,10 @@ impl INodeOperations for FastSymlink {
 
     fn listxattr(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
         xattr::list(dentry, buf)
+    }
+
+    fn getattr(inode: &INode<Ext2Fs>, stat: &mut Stat<'_>) -> Result {
+        crate::inode::getattr(inode, stat)
     }
 }
 
@@ -76,5 +80,9 @@ impl INodeOperations for SlowSymlink {
 
     fn listxattr(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
         xattr::list(dentry, buf)
+    }
+
+    fn getattr(inode: &INode<Ext2Fs>, stat: &mut Stat<'_>) -> Result {
+        crate::inode::getattr(inode, stat)
     }
 }
