@@ -606,7 +606,10 @@ impl Stat<'_> {
 /// # Invariants
 ///
 /// The pointer is valid for write for `'a`.
-pub struct FileAttr<'a>(*mut bindings::file_kattr, PhantomData<&'a mut bindings::file_kattr>);
+pub struct FileAttr<'a>(
+    *mut bindings::file_kattr,
+    PhantomData<&'a mut bindings::file_kattr>,
+);
 
 impl FileAttr<'_> {
     /// Sets the flags from `FS_*_FL` bits, and the `FS_XFLAG_*` bits that correspond
