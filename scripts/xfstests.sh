@@ -47,7 +47,9 @@ as_ext2=0
 grep -q '^CONFIG_SAMPLE_RUST_EXT2_AS_EXT2=y' "$KBUILD_OUT/.config" && as_ext2=1 READBACK=0
 tools=$CACHE/xfstests-tools
 mkdir -p "$tools"
-gcc -O2 -static -Wall -Werror -o "$tools/fswalk" "$REPO/tests/tools/fswalk.c" || exit 1
+# Built aside and renamed: another run's VMs may be executing it.
+gcc -O2 -static -Wall -Werror -o "$tools/fswalk.$$" "$REPO/tests/tools/fswalk.c" || exit 1
+mv -f "$tools/fswalk.$$" "$tools/fswalk"
 vng=$CACHE/venv/bin/vng
 export PATH="$CACHE/venv/bin:$PATH"
 [ -x "$vng" ] || { echo "xfstests: virtme-ng missing (make setup)"; exit 1; }

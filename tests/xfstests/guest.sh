@@ -16,7 +16,8 @@ for u in fsgqa:10001 fsgqa2:10002 123456-fsgqa:123456; do
 	echo "$name:x:$uid:10001::/tmp/home-$name:/bin/bash" >> /etc/passwd
 	mkdir -p "/tmp/home-$name" && chown "$uid:10001" "/tmp/home-$name"
 done
-# fsck.ext2 is the read-back wrapper, for this boot only.
+# fsck.ext2 is the read-back wrapper, for this boot only. (On Debian it is a
+# link to e2fsck, so e2fsck is the wrapper too; the real one is copied.)
 real=$(readlink -f "$(command -v fsck.ext2)")
 mkdir -p /run/xfstests
 cp "$real" /run/xfstests/e2fsck
