@@ -24,7 +24,8 @@ XT=$REPO/tests/xfstests
 BASELINE=${BASELINE:-$XT/baseline-$FSTYP}
 [ -n "${TESTS:-}${GROUP:-}" ] || TESTS=$(grep -v '^#' "$XT/ci.list")
 mkdir -p "$OUT"
-[ "${FRESH:-0}" = 1 ] && rm -rf "$OUT"/*
+OUT=$(cd "$OUT" && pwd) # the guest shares it at the same absolute path
+[ "${FRESH:-0}" = 1 ] && rm -rf "${OUT:?}"/*
 
 # fstests, built into the cache (or the user's own tree).
 if [ -n "${FSTESTS_DIR:-}" ]; then
@@ -91,8 +92,11 @@ shard() { # N
 	RUST_EXT2_KO=$mod
 	TOOLS=$tools
 	EOF
+	# vng hides /var/cache behind a tmpfs: the kernel's build (modules), the
+	# tools and fstests come back as their own shares, side by side (a share
+	# mounted inside another one would be covered by it).
 	"$vng" --run "$kimg" --disable-kvm --force-9p --user root --memory 2G --cpus "$cpus" \
-		--rodir "$CACHE" --rwdir "$w" --rwdir "$FT" \
+		--rodir "$KBUILD_OUT" --rodir "$tools" --rwdir "$w" --rwdir "$FT" \
 		"--qemu-opts=-drive file=$w/test.img,if=virtio,format=raw,cache=unsafe -drive file=$w/scratch.img,if=virtio,format=raw,cache=unsafe" \
 		--exec "bash $XT/guest.sh $w" > "$w/console.log" 2>&1
 	echo "vng exit $?" >> "$w/console.log"
