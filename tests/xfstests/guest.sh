@@ -8,12 +8,14 @@ w=$1
 # rust_ext2, a module of the running kernel (none when it is built in as ext2).
 [ -z "$RUST_EXT2_KO" ] || grep -qw rust_ext2 /proc/filesystems || insmod "$RUST_EXT2_KO" || exit 1
 # fstests' users and group, in the guest's /etc (a tmpfs overlay; useradd
-# cannot replace /etc/shadow, which virtme-ng bind-mounts).
+# cannot replace /etc/shadow, which virtme-ng bind-mounts, but it can be
+# appended to).
 grep -q '^fsgqa:' /etc/group || echo "fsgqa:x:10001:" >> /etc/group
 for u in fsgqa:10001 fsgqa2:10002 123456-fsgqa:123456; do
 	name=${u%:*} uid=${u#*:}
 	id "$name" >/dev/null 2>&1 && continue
 	echo "$name:x:$uid:10001::/tmp/home-$name:/bin/bash" >> /etc/passwd
+	echo "$name:*:20000:0:99999:7:::" >> /etc/shadow # su needs one
 	mkdir -p "/tmp/home-$name" && chown "$uid:10001" "/tmp/home-$name"
 done
 # fsck.ext2 is the read-back wrapper, for this boot only. (On Debian it is a
