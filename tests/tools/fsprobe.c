@@ -276,7 +276,7 @@ static void probe_odirect(const char *path)
 	close(fd);
 }
 
-static void probe_handle(const char *path, int type)
+static void probe_handle(const char *path)
 {
 	struct { struct file_handle h; unsigned char b[128]; } fh;
 	int mnt, fd;
@@ -305,7 +305,6 @@ static void probe_handle(const char *path, int type)
 	lstat(path, &b);
 	printf(" same=%d\n", a.st_ino == b.st_ino && a.st_dev == b.st_dev);
 	close(mnt);
-	(void)type;
 }
 
 static void probe(const char *path, int type)
@@ -318,7 +317,7 @@ static void probe(const char *path, int type)
 	if (want("access"))
 		probe_access(path, type);
 	if (want("handle"))
-		probe_handle(path, type);
+		probe_handle(path);
 	if (type != DT_REG && type != DT_DIR)
 		return;
 	fd = open(path, O_RDONLY);
