@@ -62,7 +62,27 @@ if [ -n "${GROUP:-}" ]; then
 else
 	list=$TESTS
 fi
+# Verdicts from each shard's check output (written as the tests finish, so an
+# interrupted run keeps what it had), with the read-back log. Also run before
+# the list is made: a run killed before it got here left its shards behind.
+harvest() {
+	local w
+	for w in "$OUT"/shard*; do
+		[ -d "$w/results" ] || continue
+		"$XT/verdicts.py" "$w/results/result.xml" >> "$OUT/verdicts"
+		cat "$w/readback.log" >> "$OUT/readback.log" 2>/dev/null
+		mkdir -p "$OUT/results"
+		cp -a "$w/results/." "$OUT/results/" 2>/dev/null
+		for f in console check dmesg; do
+			cp "$w/$f.log" "$OUT/$f-$(basename "$w").log" 2>/dev/null
+		done
+		rm -rf "$w"
+	done
+	sort -u -k1,1 -o "$OUT/verdicts" "$OUT/verdicts"
+}
+
 touch "$OUT/verdicts"
+harvest
 todo=()
 for t in $list; do
 	grep -q "^$t " "$OUT/verdicts" || todo+=("$t")
@@ -117,18 +137,5 @@ if [ ${#todo[@]} -gt 0 ]; then
 fi
 wall=$(( $(date +%s) - start ))
 
-# Verdicts from each shard's check output (written as the tests finish, so an
-# interrupted run keeps what it had), with the read-back log.
-for w in "$OUT"/shard*; do
-	[ -d "$w/results" ] || continue
-	"$XT/verdicts.py" "$w/results/result.xml" >> "$OUT/verdicts"
-	cat "$w/readback.log" >> "$OUT/readback.log" 2>/dev/null
-	mkdir -p "$OUT/results"
-	cp -a "$w/results/." "$OUT/results/" 2>/dev/null
-	for f in console check dmesg; do
-		cp "$w/$f.log" "$OUT/$f-$(basename "$w").log" 2>/dev/null
-	done
-	rm -rf "$w"
-done
-sort -u -k1,1 -o "$OUT/verdicts" "$OUT/verdicts"
+harvest
 "$XT/summary.py" "$OUT" "$BASELINE" "$list" "$wall"
