@@ -10,8 +10,10 @@
 #include <linux/buffer_head.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
+#include <linux/fs_parser.h>
 #include <linux/highmem.h>
 #include <linux/pagemap.h>
+#include <linux/posix_acl.h>
 #include <linux/workqueue.h>
 
 __rust_helper void rust_helper_i_uid_write(struct inode *inode, uid_t uid)
@@ -179,4 +181,50 @@ __rust_helper struct address_space *rust_helper_folio_mapping_once(struct folio 
 __rust_helper bool rust_helper_mapping_has_read_folio(const struct address_space *mapping)
 {
 	return mapping->a_ops && mapping->a_ops->read_folio;
+}
+
+__rust_helper void rust_helper_posix_acl_release(struct posix_acl *acl)
+{
+	posix_acl_release(acl);
+}
+
+/*
+ * Sets entry @n of a new @acl (the uid/gid of a named entry is in a union
+ * that bindgen cannot name): @id is in the initial user namespace, as file
+ * systems store it.
+ */
+__rust_helper void rust_helper_posix_acl_set_entry(struct posix_acl *acl, unsigned int n,
+						   short tag, unsigned short perm, u32 id)
+{
+	struct posix_acl_entry *e = &acl->a_entries[n];
+
+	e->e_tag = tag;
+	e->e_perm = perm;
+	if (tag == ACL_GROUP)
+		e->e_gid = make_kgid(&init_user_ns, id);
+	else if (tag == ACL_USER)
+		e->e_uid = make_kuid(&init_user_ns, id);
+	else
+		e->e_uid = INVALID_UID;
+}
+
+/* The members of the anonymous unions of fs_parse_result and fs_parameter. */
+__rust_helper unsigned int rust_helper_fs_parse_result_u32(const struct fs_parse_result *r)
+{
+	return r->uint_32;
+}
+
+__rust_helper uid_t rust_helper_fs_parse_result_uid(const struct fs_parse_result *r)
+{
+	return from_kuid_munged(&init_user_ns, r->uid);
+}
+
+__rust_helper gid_t rust_helper_fs_parse_result_gid(const struct fs_parse_result *r)
+{
+	return from_kgid_munged(&init_user_ns, r->gid);
+}
+
+__rust_helper char *rust_helper_fs_param_string(const struct fs_parameter *p)
+{
+	return p->string;
 }

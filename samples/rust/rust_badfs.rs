@@ -65,10 +65,11 @@ struct BadFs;
 impl kernel::fs::FileSystem for BadFs {
     type Data = ();
     type INodeData = BadINode;
+    type Options = ();
     const NAME: &'static CStr = c"rust-badfs";
     const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
 
-    fn fill_super(sb: &mut SuperBlock<Self, sb::New>) -> Result<sb::Params<()>> {
+    fn fill_super(sb: &mut SuperBlock<Self, sb::New>, (): &()) -> Result<sb::Params<()>> {
         sb.set_xattr_handlers(XATTR_HANDLERS);
         Ok(sb::Params {
             magic: 0x4241_4446,

@@ -108,10 +108,11 @@ struct RoFs;
 impl kernel::fs::FileSystem for RoFs {
     type Data = ();
     type INodeData = &'static Entry;
+    type Options = ();
     const NAME: &'static CStr = c"rust-fs";
     const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
 
-    fn fill_super(sb: &mut SuperBlock<Self, sb::New>) -> Result<sb::Params<()>> {
+    fn fill_super(sb: &mut SuperBlock<Self, sb::New>, (): &()) -> Result<sb::Params<()>> {
         sb.set_xattr_handlers(XATTR_HANDLERS);
         Ok(sb::Params {
             magic: MAGIC,

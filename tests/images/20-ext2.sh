@@ -43,15 +43,69 @@ flagged() { # NAME: on-disk inode flags (EXT2_*_FL), set with debugfs
 	} > "$cmds"
 	debugfs -w -f "$cmds" "$img" > /dev/null 2>&1
 }
+acls() { # NAME: POSIX ACLs in the xattr block (128-byte inodes: not in the inode)
+	local img=$IMGDIR/$1.img cmds=$WORK/$1.acls d=$WORK/$1.acl
+	mkdir -p "$d"
+	# debugfs takes ACLs in the xattr format (version 2, 8-byte entries: tag,
+	# perm, id) and stores ext2's; -r stores raw bytes (the broken ones).
+	python3 - "$d" <<-'PY'
+	import struct, sys
+	d = sys.argv[1]
+	UO, U, GO, G, M, O, X = 1, 2, 4, 8, 0x10, 0x20, 0xffffffff
+	acls = {
+	    # A named user denied, one allowed, groups by primary and supplementary id.
+	    "deny": [(UO, 6, X), (U, 0, 1000), (U, 6, 1002), (GO, 4, X), (G, 0, 1003), (G, 6, 1004), (M, 6, X), (O, 4, X)],
+	    # The mask limits a named group; other gets nothing.
+	    "mask": [(UO, 6, X), (GO, 4, X), (G, 6, 1000), (M, 4, X), (O, 0, X)],
+	    # A directory: only uid 1002 may list it, whatever the mode says.
+	    "dir": [(UO, 7, X), (U, 5, 1002), (GO, 5, X), (M, 5, X), (O, 0, X)],
+	    "default": [(UO, 7, X), (GO, 5, X), (G, 7, 1000), (M, 7, X), (O, 0, X)],
+	    # Only the three base entries (equivalent to the mode).
+	    "minimal": [(UO, 6, X), (GO, 0, X), (O, 4, X)],
+	}
+	for name, entries in acls.items():
+	    with open(f"{d}/{name}", "wb") as f:
+	        f.write(struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries))
+	raw = {
+	    "odd-size": b"\x01\x00\x00\x00\x01\x00\x06",
+	    "bad-version": struct.pack("<IHH", 2, 1, 6),
+	    "bad-tag": struct.pack("<IHHHHHH", 1, 1, 6, 0x40, 4, 0x20, 4),
+	    "header-only": struct.pack("<I", 1),
+	}
+	for name, b in raw.items():
+	    with open(f"{d}/{name}", "wb") as f:
+	        f.write(b)
+	PY
+	{
+		echo "ea_set -f $d/deny /files/size-1023 system.posix_acl_access"
+		echo "ea_set -f $d/mask /files/size-1025 system.posix_acl_access"
+		echo "ea_set -f $d/mask /owners/f1 system.posix_acl_access"  # mode 0600: unused
+		echo "ea_set -f $d/dir /special system.posix_acl_access"
+		echo "ea_set -f $d/default /special system.posix_acl_default"
+		echo "ea_set -f $d/default /deep system.posix_acl_default"
+		echo "ea_set -f $d/minimal /files/size-2047 system.posix_acl_access"
+		echo "ea_set -r -f $d/odd-size /names/a system.posix_acl_access"
+		echo "ea_set -r -f $d/bad-version /names/-dash system.posix_acl_access"
+		echo "ea_set -r -f $d/bad-tag /links/orig system.posix_acl_access"
+		echo "ea_set -r -f $d/header-only /files/size-2048 system.posix_acl_access"
+		echo "ea_set -r -f $d/bad-version /names/.hidden system.posix_acl_default"
+	} > "$cmds"
+	debugfs -w -f "$cmds" "$img" > /dev/null 2>&1
+}
 mkfs ext2-1k 160M full -t ext2 -b 1024 -I 128
 xattrs ext2-1k
 flagged ext2-1k
+acls ext2-1k
 # A file whose pages mix 1 KiB data blocks and holes: mpage falls back to
 # block_read_full_folio, which attaches buffer heads to the file's folios.
 python3 -c "import sys; sys.stdout.buffer.write(b''.join(bytes([65 + i % 26]) * 1024 if i % 2 == 0 else bytes(1024) for i in range(64)))" > "$WORK/holes-1k"
 debugfs -w -R "write $WORK/holes-1k holes-1k" "$IMGDIR/ext2-1k.img" > /dev/null 2>&1
 mkfs ext2-2k 160M full -t ext2 -b 2048 -I 128
 xattrs ext2-2k
+acls ext2-2k
+# Defaults other than mke2fs's in the superblock, for the option tests:
+# remount-ro on errors, reserved-block owners, grpid and 16-bit ids.
+tune2fs -e remount-ro -u 1000 -g 1001 -o bsdgroups,uid16 "$IMGDIR/ext2-2k.img" > /dev/null
 mkfs ext2-4k 160M full -t ext2 -b 4096 -I 256
 xattrs ext2-4k
 flagged ext2-4k
@@ -90,7 +144,16 @@ with open(sys.argv[1], "r+b") as f:
     f.seek(1024 + 40); f.write(struct.pack("<I", 0xFFFFFFFD))  # s_inodes_per_group
     f.seek(1024 + 88); f.write(struct.pack("<H", 1024))        # s_inode_size
 PY
+# Zeroed primary superblocks: both drivers refuse them, and mount them with
+# -o sb= of the backup in group 1 (23-ext2-options).
+mkfs ext2-nosb-1k 16M small -t ext2 -b 1024 -I 128
+mkfs ext2-nosb-4k 160M small -t ext2 -b 4096 -I 128
+for n in 1k 4k; do
+	dd if=/dev/zero of="$IMGDIR/ext2-nosb-$n.img" bs=1024 seek=1 count=1 conv=notrunc status=none
+done
 echo "ext4-incompat refuse
 ext2-64k refuse
-ext2-ipg-overflow refuse" >> "$IMGDIR/expected/ext2-images"
+ext2-ipg-overflow refuse
+ext2-nosb-1k refuse
+ext2-nosb-4k refuse" >> "$IMGDIR/expected/ext2-images"
 rm -rf "$WORK"/ext2-* "$WORK"/ext3-* "$WORK"/ext4-*

@@ -10,8 +10,13 @@
  *   seek:   the SEEK_DATA/SEEK_HOLE map (regular files, first 64 extents)
  *   mmap:   a hash of the file read through a shared mapping (first 16 MiB)
  *   eof:    read() at the size and one past it, pread() of 1 MiB at size-1
- *   access: access(R_OK/W_OK/X_OK) and open(O_RDONLY) as uid/gid 1000 and
- *           as uid/gid 1001 with supplementary group 1000
+ *   access: access(R_OK/W_OK/X_OK) and open(O_RDONLY) as uid/gid 1000,
+ *           as uid/gid 1001 with supplementary group 1000 and as uid 1002,
+ *           gid 1003 with supplementary group 1004
+ *   acl:    the system.posix_acl_access and _default attributes (hex)
+ *   dirseek: directories: lseek (SET to entry and mid-entry offsets, past
+ *           the end, negative; CUR, END, DATA, HOLE) and the first entry
+ *           getdents then gives, with its d_off
  *   version: FS_IOC_GETVERSION
  *   fiemap: FS_IOC_FIEMAP extents (first 32)
  *   fibmap: FIBMAP of blocks 0, 1, 12 and the last
@@ -36,6 +41,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 static const char *root;
@@ -169,7 +176,7 @@ static void probe_eof(const char *path, int fd, off_t size)
 static void probe_access(const char *path, int type)
 {
 	static const struct { uid_t uid; gid_t gid; gid_t extra; } who[] = {
-		{ 1000, 1000, 0 }, { 1001, 1001, 1000 },
+		{ 1000, 1000, 0 }, { 1001, 1001, 1000 }, { 1002, 1003, 1004 },
 	};
 	unsigned int i;
 
@@ -200,6 +207,74 @@ static void probe_access(const char *path, int type)
 		       r ? en(r) : "ok", w ? en(w) : "ok", x ? en(x) : "ok");
 		if (fd != -2)
 			printf(" open=%s", fd ? en(-fd) : "ok");
+		printf("\n");
+	}
+}
+
+/* lseek on a directory, then the first entry read from there. */
+static void probe_dirseek(const char *path, int fd, off_t size)
+{
+	static const struct { off_t off; int whence; } seeks[] = {
+		{ 0, SEEK_SET }, { 1, SEEK_SET }, { 12, SEEK_SET }, { 13, SEEK_SET },
+		{ 24, SEEK_SET }, { 100, SEEK_SET }, { 1023, SEEK_SET }, { 1024, SEEK_SET },
+		{ 4097, SEEK_SET }, { -1, SEEK_SET }, { 0, SEEK_END }, { -12, SEEK_END },
+		{ 1, SEEK_END }, { 5, SEEK_CUR }, { 0, SEEK_DATA }, { 0, SEEK_HOLE },
+		{ 1LL << 40, SEEK_SET },
+	};
+	char buf[4096];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(seeks) / sizeof(seeks[0]); i++) {
+		off_t r = lseek(fd, seeks[i].off, seeks[i].whence);
+		long n;
+
+		printf("dirseek %s %lld/%d:", rel(path), (long long)seeks[i].off, seeks[i].whence);
+		if (r < 0) {
+			printf(" %s\n", en(errno));
+			lseek(fd, 0, SEEK_SET);
+			continue;
+		}
+		n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		printf(" at=%lld", (long long)r);
+		if (n < 0)
+			printf(" getdents=%s", en(errno));
+		else if (n == 0)
+			printf(" end");
+		else {
+			struct linux_dirent64 {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)buf;
+
+			printf(" first=%s d_off=%lld", d->name, (long long)d->off);
+		}
+		printf(" pos=%lld\n", (long long)lseek(fd, 0, SEEK_CUR));
+	}
+	(void)size;
+}
+
+/* The ACL attributes as the VFS serves them (from ->get_inode_acl). */
+static void probe_acl(const char *path)
+{
+	static const char *const names[] = {
+		"system.posix_acl_access", "system.posix_acl_default",
+	};
+	unsigned char buf[1024];
+	unsigned int i;
+	ssize_t n, j;
+
+	for (i = 0; i < 2; i++) {
+		printf("acl %s %s", rel(path), names[i] + 17);
+		n = lgetxattr(path, names[i], buf, sizeof(buf));
+		if (n < 0)
+			printf(" %s", en(errno));
+		else
+			printf(" (%zd) ", n);
+		for (j = 0; j < n; j++)
+			printf("%02x", buf[j]);
 		printf("\n");
 	}
 }
@@ -316,6 +391,8 @@ static void probe(const char *path, int type)
 		probe_statx(path);
 	if (want("access"))
 		probe_access(path, type);
+	if (want("acl"))
+		probe_acl(path);
 	if (want("handle"))
 		probe_handle(path);
 	if (type != DT_REG && type != DT_DIR)
@@ -331,6 +408,8 @@ static void probe(const char *path, int type)
 		probe_flags(path, fd);
 	if (want("version"))
 		probe_version(path, fd);
+	if (type == DT_DIR && want("dirseek"))
+		probe_dirseek(path, fd, st.st_size);
 	if (type == DT_REG) {
 		if (want("seek"))
 			probe_seek(path, fd, st.st_size);

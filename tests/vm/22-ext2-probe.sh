@@ -3,12 +3,13 @@
 # C ext2 mount and of a rust_ext2 mount must be identical for the probes
 # rust_ext2 serves: FS_IOC_GETFLAGS/FSGETXATTR, statx attributes and mask,
 # the SEEK_DATA/SEEK_HOLE map, mmap reads, reads at and past EOF, access()
-# and open() as two unprivileged users. The probes it does not serve yet
+# and open() as three unprivileged users (against POSIX ACLs on ext2-1k and
+# ext2-2k), the POSIX ACL attributes. The probes it does not serve yet
 # (FIEMAP, FIBMAP, O_DIRECT, file handles, FS_IOC_GETVERSION) are reported,
 # not judged.
 . /tests/lib.sh
-SERVED="flags|statx|seek|mmap|eof|access"
-PENDING="version fiemap fibmap odirect handle"
+SERVED="flags|statx|seek|mmap|eof|access|acl|dirseek|version|fibmap|handle"
+PENDING="fiemap odirect"
 modprobe rust_ext2
 mkdir -p /mnt/c /mnt/r
 bad=0

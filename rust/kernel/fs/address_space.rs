@@ -316,6 +316,13 @@ pub trait AddressSpaceOperations {
     fn readahead(_ractl: &mut ReadaheadControl<'_, Self::FileSystem>) {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
+
+    /// Returns the device block that holds logical block `block` of `inode`, or 0 for a hole
+    /// (`bmap`, the `FIBMAP` ioctl); see [`generic_block_bmap`]. Without it, `FIBMAP` gives
+    /// `EINVAL`.
+    fn bmap(_inode: &INode<Self::FileSystem>, _block: u64) -> u64 {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
 }
 
 /// An address space operations table for file system `T`.
@@ -343,11 +350,12 @@ impl<T: FileSystem> Ops<T> {
                 } else {
                     None
                 },
-                // Buffer heads attached to folios (`mpage_read_folio` falls back to
-                // `block_read_full_folio`, which attaches them) are released when the folio is
-                // truncated or evicted. The bindings give file systems no other use of
-                // `folio->private`, and for folios without buffers this does nothing.
-                invalidate_folio: Some(bindings::block_invalidate_folio),
+                invalidate_folio: INVALIDATE_FOLIO,
+                bmap: if U::HAS_BMAP {
+                    Some(Self::bmap_callback)
+                } else {
+                    None
+                },
                 ..pin_init::zeroed()
             };
 
@@ -373,6 +381,20 @@ impl<T: FileSystem> Ops<T> {
 
             /// # Safety
             ///
+            /// `bmap` of `struct address_space_operations`: `mapping` is the valid mapping of a
+            /// referenced inode that got this table.
+            unsafe extern "C" fn bmap_callback(
+                mapping: *mut bindings::address_space,
+                block: bindings::sector_t,
+            ) -> bindings::sector_t {
+                // SAFETY: The mapping's host is its inode, of file system `T` (it got this
+                // table), referenced by the caller (`bmap()` is called on an open file's inode).
+                let inode = unsafe { INode::<T>::from_raw((*mapping).host) };
+                U::bmap(inode, block)
+            }
+
+            /// # Safety
+            ///
             /// `readahead` of `struct address_space_operations`: `ractl` is a valid readahead
             /// request on a mapping whose inode got this table.
             unsafe extern "C" fn readahead_callback(ractl: *mut bindings::readahead_control) {
@@ -393,6 +415,16 @@ impl<T: FileSystem> Ops<T> {
         self.1
     }
 }
+
+/// Buffer heads attached to folios (`mpage_read_folio` falls back to `block_read_full_folio`,
+/// which attaches them) are released when the folio is truncated or evicted. The bindings give
+/// file systems no other use of `folio->private`, and for folios without buffers this does
+/// nothing. Without `CONFIG_BUFFER_HEAD` nothing attaches buffers: the VFS default (none) does.
+#[cfg(CONFIG_BUFFER_HEAD)]
+const INVALIDATE_FOLIO: Option<unsafe extern "C" fn(*mut bindings::folio, usize, usize)> =
+    Some(bindings::block_invalidate_folio);
+#[cfg(not(CONFIG_BUFFER_HEAD))]
+const INVALIDATE_FOLIO: Option<unsafe extern "C" fn(*mut bindings::folio, usize, usize)> = None;
 
 /// Maps logical blocks of a file to blocks of the device, for the generic `mpage` readers.
 ///
@@ -416,6 +448,7 @@ pub trait BlockMapper {
 ///
 /// A `get_block_t` for the `mpage` readers: `inode` is a valid inode of
 /// `M::FileSystem` whose mapping is being read and `bh` a valid, caller-owned buffer head.
+#[cfg(CONFIG_BUFFER_HEAD)]
 unsafe extern "C" fn get_block_callback<M: BlockMapper>(
     inode: *mut bindings::inode,
     iblock: bindings::sector_t,
@@ -453,6 +486,7 @@ unsafe extern "C" fn get_block_callback<M: BlockMapper>(
 
 /// Reads a folio with the generic block-based reader (`mpage_read_folio`), mapping its blocks
 /// with `M`.
+#[cfg(CONFIG_BUFFER_HEAD)]
 pub fn mpage_read_folio<M: BlockMapper>(folio: LockedFolio<'_, M::FileSystem>) -> Result {
     // SAFETY: The folio is valid and locked; `mpage_read_folio` takes over the lock (it unlocks
     // the folio when the read completes or fails).
@@ -463,7 +497,23 @@ pub fn mpage_read_folio<M: BlockMapper>(folio: LockedFolio<'_, M::FileSystem>) -
 
 /// Reads the folios of a readahead request with the generic block-based reader
 /// (`mpage_readahead`), mapping their blocks with `M`.
+#[cfg(CONFIG_BUFFER_HEAD)]
 pub fn mpage_readahead<M: BlockMapper>(ractl: &mut ReadaheadControl<'_, M::FileSystem>) {
     // SAFETY: The request is valid for the duration of the `readahead` callback.
     unsafe { bindings::mpage_readahead(ractl.0, Some(get_block_callback::<M>)) };
+}
+
+/// Maps logical block `block` of `inode` with `M` for `FIBMAP` (`generic_block_bmap`): the device
+/// block, or 0 for a hole or an error.
+#[cfg(CONFIG_BUFFER_HEAD)]
+pub fn generic_block_bmap<M: BlockMapper>(inode: &INode<M::FileSystem>, block: u64) -> u64 {
+    // SAFETY: The inode is valid, and so is its mapping; `generic_block_bmap` calls
+    // `get_block_callback` with its inode and a temporary buffer head.
+    unsafe {
+        bindings::generic_block_bmap(
+            (*inode.as_ptr()).i_mapping,
+            block,
+            Some(get_block_callback::<M>),
+        )
+    }
 }

@@ -4,7 +4,7 @@
 //!
 //! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h)
 
-use super::{dentry, dentry::DEntry, sb::SuperBlock, FileSystem};
+use super::{dentry, dentry::DEntry, posix_acl, sb::SuperBlock, FileSystem};
 use crate::error::{code::*, Result};
 use crate::prelude::*;
 use crate::str::CStrExt;
@@ -177,6 +177,20 @@ impl<T: FileSystem> INode<T> {
     /// Returns the data associated with the inode.
     pub fn data(&self) -> &T::INodeData {
         self.as_rcu().data()
+    }
+
+    /// Returns the generation of the inode (`i_generation`), which file handles carry.
+    pub fn generation(&self) -> u32 {
+        // SAFETY: The inode is valid. Writers change `i_generation` under the inode lock; a
+        // volatile read (READ_ONCE) sees either value.
+        unsafe { ptr::read_volatile(&raw const (*self.as_ptr()).i_generation) }
+    }
+
+    /// Returns whether the caller owns the inode or has `CAP_FOWNER` over it
+    /// (`inode_owner_or_capable` in the initial idmapping).
+    pub fn owner_or_capable(&self) -> bool {
+        // SAFETY: The inode is valid; `nop_mnt_idmap` is the static initial idmapping.
+        unsafe { bindings::inode_owner_or_capable(&raw mut bindings::nop_mnt_idmap, self.as_ptr()) }
     }
 
     /// Returns the view of the inode that RCU path walk has (no reference counting).
@@ -642,6 +656,17 @@ impl<'a, T: FileSystem> LinkWalk<'a, T> {
     }
 }
 
+/// The inode whose ACL [`INodeOperations::get_inode_acl`] is asked for, and how.
+pub enum AclWalk<'a, T: FileSystem> {
+    /// RCU path walk (`get_cached_acl_rcu`): the inode holds no reference for us and the caller
+    /// is in an RCU read-side critical section, so the method must not block. Only "no ACL" or
+    /// an error can be answered: the VFS would not take the reference of an ACL built here, so
+    /// one is refused with `ECHILD` (as is usual to ask for ref walk).
+    Rcu(&'a RcuINode<T>),
+    /// The inode is referenced and the method may block.
+    Ref(&'a INode<T>),
+}
+
 /// A symbolic link target returned by [`INodeOperations::get_link`].
 pub enum Link<'a> {
     /// A target that lives at least as long as the inode (e.g. in its data).
@@ -692,6 +717,18 @@ pub trait INodeOperations {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
 
+    /// Returns the POSIX ACL of type `ty` of an inode, or `None` if it has none
+    /// (`get_inode_acl`).
+    ///
+    /// The VFS calls it only on superblocks with `SB_POSIXACL`, caches the result in the inode
+    /// and uses it for permission checks and the `system.posix_acl_*` attributes.
+    fn get_inode_acl(
+        _walk: AclWalk<'_, Self::FileSystem>,
+        _ty: posix_acl::Type,
+    ) -> Result<Option<posix_acl::Acl>> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
     /// Reports the flags of `dentry`'s inode for `FS_IOC_GETFLAGS`/`FS_IOC_FSGETXATTR`
     /// (`fileattr_get`). Without it, both ioctls fail with `ENOTTY`.
     fn fileattr_get(_dentry: &DEntry<Self::FileSystem>, _fa: &mut FileAttr<'_>) -> Result {
@@ -731,6 +768,11 @@ impl<T: FileSystem> Ops<T> {
                 },
                 fileattr_get: if U::HAS_FILEATTR_GET {
                     Some(Self::fileattr_get_callback)
+                } else {
+                    None
+                },
+                get_inode_acl: if U::HAS_GET_INODE_ACL {
+                    Some(Self::get_inode_acl_callback)
                 } else {
                     None
                 },
@@ -884,6 +926,38 @@ impl<T: FileSystem> Ops<T> {
                 match U::fileattr_get(dentry, &mut fa) {
                     Err(e) => e.to_errno(),
                     Ok(()) => 0,
+                }
+            }
+
+            /// # Safety
+            ///
+            /// `get_inode_acl` of `struct inode_operations`: `inode_ptr` is an inode of `T`,
+            /// referenced unless `rcu` is set, in which case its memory is valid for the RCU
+            /// read-side critical section that spans the call.
+            unsafe extern "C" fn get_inode_acl_callback(
+                inode_ptr: *mut bindings::inode,
+                ty: c_int,
+                rcu: bool,
+            ) -> *mut bindings::posix_acl {
+                let Some(ty) = posix_acl::Type::from_raw(ty) else {
+                    return EINVAL.to_ptr();
+                };
+                let walk = if rcu {
+                    // SAFETY: The inode has this table, so it is an initialised inode of this fs,
+                    // whose memory the RCU read-side critical section keeps valid.
+                    AclWalk::Rcu(unsafe { RcuINode::<T>::from_raw(inode_ptr) })
+                } else {
+                    // SAFETY: Outside RCU walk the C API gives a referenced inode of this fs.
+                    AclWalk::Ref(unsafe { INode::<T>::from_raw(inode_ptr) })
+                };
+                match U::get_inode_acl(walk, ty) {
+                    Err(e) => e.to_ptr(),
+                    Ok(None) => ptr::null_mut(),
+                    // `get_cached_acl_rcu` would use the ACL without taking over our reference.
+                    // Dropping it (`kfree_rcu` once unreferenced) does not block.
+                    Ok(Some(_)) if rcu => ECHILD.to_ptr(),
+                    // The VFS takes over the reference (`__get_acl`).
+                    Ok(Some(acl)) => acl.into_raw(),
                 }
             }
         }

@@ -5,7 +5,7 @@
 //! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h) and
 //! [`include/linux/fs_context.h`](srctree/include/linux/fs_context.h)
 
-use super::{dentry, inode::INodeWithData, sb, sb::SuperBlock};
+use super::{dentry, export, inode::INodeWithData, param, sb, sb::SuperBlock};
 use crate::error::{code::*, from_result, to_result, Error, Result};
 use crate::prelude::*;
 use crate::str::CStrExt;
@@ -50,9 +50,44 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
     /// Built with [`sb::Ops::new`] from a type implementing [`sb::SuperOperations`].
     const SUPER_OPERATIONS: sb::Ops<Self>;
 
+    /// How file handles name inodes (`s_export_op`), for NFS export and `open_by_handle_at`;
+    /// without, both are refused.
+    const EXPORT_OPERATIONS: Option<export::Ops<Self>> = None;
+
+    /// The options of a mount or remount, built from its parameters (`fs_context.fs_private`).
+    type Options: Default + Send;
+
+    /// The parameters (mount options) the file system takes (`fs_parameter_spec`); the VFS
+    /// refuses the others with `EINVAL`.
+    const PARAMETERS: param::Table = param::Table::EMPTY;
+
+    /// Makes the options of a new mount (`sb` is `None`) or of a remount of `sb`, before the
+    /// parameters given are applied to them (`init_fs_context`).
+    fn init_options(_sb: Option<&SuperBlock<Self>>) -> Result<Self::Options> {
+        Ok(Self::Options::default())
+    }
+
+    /// Applies a parameter of [`FileSystem::PARAMETERS`] to the options (`parse_param`).
+    fn parse_param(_options: &mut Self::Options, _param: param::Param<'_>) -> Result {
+        Err(EINVAL)
+    }
+
     /// Fills a new superblock: reads and checks what is needed and returns the superblock's
-    /// parameters and data (`fill_super` in C).
-    fn fill_super(sb: &mut SuperBlock<Self, sb::New>) -> Result<sb::Params<Self::Data>>;
+    /// parameters and data (`fill_super` in C), for a mount with `options`.
+    fn fill_super(
+        sb: &mut SuperBlock<Self, sb::New>,
+        options: &Self::Options,
+    ) -> Result<sb::Params<Self::Data>>;
+
+    /// Applies `options` to a mounted superblock (`reconfigure`: `mount -o remount`). The
+    /// superblock stays read-only. By default, nothing changes.
+    fn reconfigure(
+        _sb: &SuperBlock<Self>,
+        _options: &Self::Options,
+        _rc: &mut sb::Reconfigure<'_>,
+    ) -> Result {
+        Ok(())
+    }
 
     /// Returns the root dentry of a superblock that [`FileSystem::fill_super`] filled.
     fn init_root(sb: &SuperBlock<Self>) -> Result<dentry::Root<Self>>;
@@ -219,6 +254,14 @@ impl Registration {
         from_result(|| {
             // SAFETY: The C callback API guarantees that `fc_ptr` is valid.
             let fc = unsafe { &mut *fc_ptr };
+            // Only a context for reconfiguration has a root (`alloc_fs_context`): that of a
+            // mounted superblock of this type, kept active by the context.
+            let sb = (!fc.root.is_null())
+                // SAFETY: The root is valid and its superblock mounted, hence ready.
+                .then(|| unsafe { SuperBlock::<T>::from_raw((*fc.root).d_sb) });
+            let options = KBox::new(T::init_options(sb)?, GFP_KERNEL)?;
+            // `free_callback` frees it, whatever happens to the context.
+            fc.fs_private = KBox::into_raw(options).cast();
             fc.ops = &Tables::<T>::CONTEXT;
             // Rust file systems are read-only: mounts (and the block device) are, even without
             // `-o ro`.
@@ -305,13 +348,60 @@ struct Tables<T: FileSystem>(PhantomData<T>);
 
 impl<T: FileSystem> Tables<T> {
     const CONTEXT: bindings::fs_context_operations = bindings::fs_context_operations {
-        free: None,
-        parse_param: None,
+        free: Some(Self::free_callback),
+        parse_param: if T::PARAMETERS.is_empty() {
+            None
+        } else {
+            Some(Self::parse_param_callback)
+        },
         get_tree: Some(Self::get_tree_callback),
         reconfigure: Some(Self::reconfigure_callback),
         parse_monolithic: None,
         dup: None,
     };
+
+    /// Returns the options of a context of `T`.
+    ///
+    /// # Safety
+    ///
+    /// `fc` is a valid `fs_context` of `T` (whose `fs_private` `init_fs_context_callback` set),
+    /// used by no one else for `'a`.
+    unsafe fn options<'a>(fc: *mut bindings::fs_context) -> &'a mut T::Options {
+        // SAFETY: `fs_private` is the `KBox<T::Options>` of `init_fs_context_callback`, until
+        // `free_callback`; the context, hence the options, is ours for `'a`.
+        unsafe { &mut *(*fc).fs_private.cast::<T::Options>() }
+    }
+
+    /// # Safety
+    ///
+    /// `free` of `struct fs_context_operations`: `fc` is a valid `fs_context` of `T` that is
+    /// being freed.
+    unsafe extern "C" fn free_callback(fc: *mut bindings::fs_context) {
+        // SAFETY: `fc` is valid per the callback contract.
+        let private = unsafe { (*fc).fs_private };
+        if !private.is_null() {
+            // SAFETY: A non-NULL `fs_private` is the `KBox<T::Options>` that
+            // `init_fs_context_callback` made; nothing uses it after `free`.
+            drop(unsafe { KBox::from_raw(private.cast::<T::Options>()) });
+        }
+    }
+
+    /// # Safety
+    ///
+    /// `parse_param` of `struct fs_context_operations`: `fc` is a valid `fs_context` of `T`
+    /// and `param` a valid parameter, both for the duration of the call.
+    unsafe extern "C" fn parse_param_callback(
+        fc: *mut bindings::fs_context,
+        param: *mut bindings::fs_parameter,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: `fc` and `param` are valid for the call.
+            let p = unsafe { param::parse(fc, &T::PARAMETERS, param) }?;
+            // SAFETY: The context is ours during the call.
+            T::parse_param(unsafe { Self::options(fc) }, p)?;
+            Ok(0)
+        })
+    }
 
     /// # Safety
     ///
@@ -336,34 +426,50 @@ impl<T: FileSystem> Tables<T> {
     /// `reconfigure` of `struct fs_context_operations`: `fc` is a valid `fs_context` whose
     /// `root` is the mounted root of a superblock of `T`.
     unsafe extern "C" fn reconfigure_callback(fc: *mut bindings::fs_context) -> c_int {
-        // Rust file systems are read-only: a remount keeps them so.
-        // SAFETY: `fc` is valid per the callback contract and its `root` is the mounted root.
-        unsafe {
-            bindings::sync_filesystem((*(*fc).root).d_sb);
-            (*fc).sb_flags |= bindings::SB_RDONLY as u32;
-        }
-        0
+        from_result(|| {
+            // Rust file systems are read-only: a remount keeps them so.
+            // SAFETY: `fc` is valid per the callback contract and its `root` is the mounted
+            // root, whose superblock is ready.
+            let sb = unsafe {
+                let sb = (*(*fc).root).d_sb;
+                bindings::sync_filesystem(sb);
+                (*fc).sb_flags |= bindings::SB_RDONLY as u32;
+                SuperBlock::<T>::from_raw(sb)
+            };
+            // SAFETY: The context is ours during the call.
+            let options = unsafe { Self::options(fc) };
+            // SAFETY: `fc` is valid and ours for the call; `reconfigure_super` applies the flags
+            // it sets once this returns, under `s_umount`.
+            let mut rc = unsafe { sb::Reconfigure::from_raw(fc) };
+            T::reconfigure(sb, options, &mut rc)?;
+            Ok(0)
+        })
     }
 
     /// # Safety
     ///
     /// `fill_super` for `get_tree_nodev`/`get_tree_bdev`: `sb_ptr` is a new superblock of `T`,
-    /// used only by this call until it returns.
+    /// used only by this call until it returns, and `fc` the context of the mount.
     unsafe extern "C" fn fill_super_callback(
         sb_ptr: *mut bindings::super_block,
-        _fc: *mut bindings::fs_context,
+        fc: *mut bindings::fs_context,
     ) -> c_int {
         from_result(|| {
             // SAFETY: The callback contract guarantees that `sb_ptr` is a unique pointer to a
             // newly-created superblock.
             unsafe {
                 (*sb_ptr).s_op = T::SUPER_OPERATIONS.as_ptr();
+                if let Some(ops) = T::EXPORT_OPERATIONS {
+                    (*sb_ptr).s_export_op = ops.as_ptr();
+                }
                 (*sb_ptr).s_flags |= bindings::SB_RDONLY;
             }
 
             // SAFETY: `sb_ptr` is a new superblock, exclusively ours during `fill_super`.
             let new_sb = unsafe { SuperBlock::<T, sb::New>::from_raw_mut(sb_ptr) };
-            let params = T::fill_super(new_sb)?;
+            // SAFETY: `fc` is the context being mounted, ours during the call.
+            let options = unsafe { Self::options(fc) };
+            let params = T::fill_super(new_sb, options)?;
             new_sb.apply_params(&params)?;
 
             let data = KBox::new(params.data, GFP_KERNEL)?;
@@ -413,10 +519,11 @@ impl<T: FileSystem> Tables<T> {
 /// impl kernel::fs::FileSystem for MyFs {
 ///     type Data = ();
 ///     type INodeData = ();
+///     type Options = ();
 ///     const NAME: &'static CStr = c"myfs";
 ///     const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
 ///
-///     fn fill_super(_: &mut SuperBlock<Self, sb::New>) -> Result<sb::Params<()>> {
+///     fn fill_super(_: &mut SuperBlock<Self, sb::New>, _: &()) -> Result<sb::Params<()>> {
 ///         Err(EINVAL)
 ///     }
 ///

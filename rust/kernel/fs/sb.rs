@@ -9,7 +9,7 @@ use super::{dentry::DEntry, inode, inode::INode, FileSystem};
 use crate::error::{code::*, from_result, Result};
 use crate::prelude::*;
 use crate::sync::aref::ARef;
-use crate::{bindings, types::Opaque};
+use crate::{bindings, seq_file::SeqFile, types::Opaque};
 use core::{marker::PhantomData, ptr::NonNull};
 
 /// Maximum size of a file (`MAX_LFS_FILESIZE`).
@@ -94,6 +94,16 @@ impl<T: FileSystem, S: State> SuperBlock<T, S> {
         unsafe { (*self.as_ptr()).s_flags & bindings::SB_RDONLY != 0 }
     }
 
+    /// Returns whether the superblock has POSIX ACLs (`SB_POSIXACL`, `IS_POSIXACL`): then the
+    /// VFS asks [`INodeOperations::get_inode_acl`] for them and file systems list the
+    /// `system.posix_acl_*` attributes they have.
+    ///
+    /// [`INodeOperations::get_inode_acl`]: super::inode::INodeOperations::get_inode_acl
+    pub fn posix_acl(&self) -> bool {
+        // SAFETY: `s_flags` only changes under `s_umount`, a racy read gives either value.
+        unsafe { (*self.as_ptr()).s_flags & bindings::SB_POSIXACL != 0 }
+    }
+
     /// Returns the block size in bytes (`s_blocksize`).
     pub fn block_size(&self) -> usize {
         // SAFETY: `s_blocksize` is set while filling the superblock and stable afterwards.
@@ -137,6 +147,27 @@ impl<T: FileSystem> SuperBlock<T, New> {
         // SAFETY: The superblock is valid and exclusively ours while being filled.
         if unsafe { bindings::sb_set_blocksize(self.as_ptr(), size) } == 0 {
             return Err(EINVAL);
+        }
+        Ok(())
+    }
+
+    /// Sets or clears `SB_POSIXACL`: whether the VFS uses the POSIX ACLs that
+    /// [`INodeOperations::get_inode_acl`] returns. Without `CONFIG_FS_POSIX_ACL` the kernel has
+    /// no ACLs: setting it fails with `EOPNOTSUPP`.
+    ///
+    /// [`INodeOperations::get_inode_acl`]: super::inode::INodeOperations::get_inode_acl
+    pub fn set_posix_acl(&mut self, on: bool) -> Result {
+        if on && !cfg!(CONFIG_FS_POSIX_ACL) {
+            return Err(EOPNOTSUPP);
+        }
+        // SAFETY: The superblock is valid and exclusively ours while being filled.
+        unsafe {
+            let sb = &mut *self.as_ptr();
+            if on {
+                sb.s_flags |= bindings::SB_POSIXACL;
+            } else {
+                sb.s_flags &= !bindings::SB_POSIXACL;
+            }
         }
         Ok(())
     }
@@ -201,6 +232,49 @@ impl<T: FileSystem> SuperBlock<T> {
     }
 }
 
+/// A remount in progress, as [`FileSystem::reconfigure`] sees it: the superblock flags it
+/// will set (`fs_context.sb_flags`), which the VFS applies when the method returns.
+///
+/// # Invariants
+///
+/// The pointer is a valid `fs_context` for reconfiguration, used only through this object for
+/// `'a`.
+pub struct Reconfigure<'a>(
+    *mut bindings::fs_context,
+    PhantomData<&'a mut bindings::fs_context>,
+);
+
+impl Reconfigure<'_> {
+    /// # Safety
+    ///
+    /// `fc` must be a valid `fs_context` for reconfiguration, used only through the returned
+    /// object for `'a`.
+    pub(crate) unsafe fn from_raw<'a>(fc: *mut bindings::fs_context) -> Reconfigure<'a> {
+        // INVARIANT: The safety requirements are the invariants.
+        Reconfigure(fc, PhantomData)
+    }
+
+    /// Sets or clears `SB_POSIXACL` on the superblock (see [`SuperBlock::set_posix_acl`]).
+    pub fn set_posix_acl(&mut self, on: bool) -> Result {
+        if on && !cfg!(CONFIG_FS_POSIX_ACL) {
+            return Err(EOPNOTSUPP);
+        }
+        let flag = bindings::SB_POSIXACL as u32;
+        // SAFETY: The context is valid and ours (type invariants); `reconfigure_super` applies
+        // the flags of `sb_flags_mask` from `sb_flags`.
+        unsafe {
+            let fc = &mut *self.0;
+            fc.sb_flags_mask |= flag;
+            if on {
+                fc.sb_flags |= flag;
+            } else {
+                fc.sb_flags &= !flag;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Statistics of a file system, returned by [`SuperOperations::statfs`] (`struct kstatfs`).
 #[derive(Default)]
 pub struct Stat {
@@ -244,6 +318,12 @@ pub trait SuperOperations {
     fn statfs(_dentry: &DEntry<Self::FileSystem>) -> Result<Stat> {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
+
+    /// Shows the options of the superblock in `/proc/mounts` and `/proc/self/mountinfo`
+    /// (`show_options`), each as `,name` or `,name=value`, after the VFS's own (`ro`, ...).
+    fn show_options(_seq: &SeqFile, _sb: &SuperBlock<Self::FileSystem>) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
 }
 
 /// A superblock operations table for file system `T`.
@@ -267,6 +347,11 @@ impl<T: FileSystem> Ops<T> {
                 } else {
                     None
                 },
+                show_options: if U::HAS_SHOW_OPTIONS {
+                    Some(Self::show_options_callback)
+                } else {
+                    None
+                },
                 ..pin_init::zeroed()
             };
 
@@ -280,6 +365,26 @@ impl<T: FileSystem> Ops<T> {
                 // `s_fs_info` is set (kill_sb frees it only afterwards).
                 let sb = unsafe { SuperBlock::<T>::from_raw(sb_ptr) };
                 U::put_super(sb);
+            }
+
+            /// # Safety
+            ///
+            /// `show_options` of `struct super_operations`: `seq` is a valid seq_file being
+            /// written by this thread only, `root` the root dentry of a mount of a superblock
+            /// of `T`.
+            unsafe extern "C" fn show_options_callback(
+                seq: *mut bindings::seq_file,
+                root: *mut bindings::dentry,
+            ) -> c_int {
+                from_result(|| {
+                    // SAFETY: The seq_file is valid and only this thread writes it during the
+                    // call.
+                    let seq = unsafe { SeqFile::from_raw(seq) };
+                    // SAFETY: The root of a mount is valid, and its superblock mounted (ready).
+                    let sb = unsafe { SuperBlock::<T>::from_raw((*root).d_sb) };
+                    U::show_options(seq, sb)?;
+                    Ok(0)
+                })
             }
 
             /// # Safety

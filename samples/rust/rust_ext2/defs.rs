@@ -7,8 +7,8 @@
 
 /// Magic number of ext2 superblocks.
 pub(crate) const EXT2_SUPER_MAGIC: u16 = 0xEF53;
-/// Byte offset of the superblock on the device.
-pub(crate) const SB_OFFSET: u64 = 1024;
+/// The unit of `sb=` (C's `BLOCK_SIZE`): the primary superblock is at 1 (byte 1024).
+pub(crate) const SB_UNIT: u64 = 1024;
 /// Size of the superblock structure.
 pub(crate) const SB_SIZE: usize = 1024;
 /// Revision 0 (fixed inode size and first inode).
@@ -41,8 +41,35 @@ pub(crate) const EXT2_FEATURE_INCOMPAT_SUPP: u32 =
     EXT2_FEATURE_INCOMPAT_FILETYPE | EXT2_FEATURE_INCOMPAT_META_BG;
 /// `s_feature_ro_compat`: only some groups have superblock backups.
 pub(crate) const EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER: u32 = 0x0001;
-/// `s_default_mount_opts`: `user_xattr`.
+/// `s_default_mount_opts`: the options a mount has unless told otherwise (`EXT2_DEFM_*`).
+pub(crate) const EXT2_DEFM_DEBUG: u32 = 0x0001;
+pub(crate) const EXT2_DEFM_BSDGROUPS: u32 = 0x0002;
 pub(crate) const EXT2_DEFM_XATTR_USER: u32 = 0x0004;
+pub(crate) const EXT2_DEFM_ACL: u32 = 0x0008;
+pub(crate) const EXT2_DEFM_UID16: u32 = 0x0010;
+/// `s_errors`: what to do on errors (`EXT2_ERRORS_*`).
+pub(crate) const EXT2_ERRORS_CONTINUE: u16 = 1;
+pub(crate) const EXT2_ERRORS_PANIC: u16 = 3;
+/// `s_def_resuid`, `s_def_resgid` that show no option (`EXT2_DEF_RESUID`, `EXT2_DEF_RESGID`).
+pub(crate) const EXT2_DEF_RESID: u16 = 0;
+
+/// Mount options (`EXT2_MOUNT_*`).
+pub(crate) mod mnt {
+    pub(crate) const OLDALLOC: u32 = 0x000002;
+    pub(crate) const GRPID: u32 = 0x000004;
+    pub(crate) const DEBUG: u32 = 0x000008;
+    pub(crate) const ERRORS_CONT: u32 = 0x000010;
+    pub(crate) const ERRORS_RO: u32 = 0x000020;
+    pub(crate) const ERRORS_PANIC: u32 = 0x000040;
+    pub(crate) const ERRORS_MASK: u32 = 0x000070;
+    pub(crate) const MINIX_DF: u32 = 0x000080;
+    pub(crate) const NO_UID32: u32 = 0x000200;
+    pub(crate) const XATTR_USER: u32 = 0x004000;
+    pub(crate) const POSIX_ACL: u32 = 0x008000;
+    pub(crate) const USRQUOTA: u32 = 0x020000;
+    pub(crate) const GRPQUOTA: u32 = 0x040000;
+    pub(crate) const RESERVATION: u32 = 0x080000;
+}
 
 /// Directory entry file types (`EXT2_FT_*`).
 pub(crate) const EXT2_FT_REG_FILE: u8 = 1;
@@ -90,7 +117,10 @@ pub(crate) mod sb {
     pub(crate) const BLOCKS_PER_GROUP: usize = 32;
     pub(crate) const INODES_PER_GROUP: usize = 40;
     pub(crate) const MAGIC: usize = 56;
+    pub(crate) const ERRORS: usize = 60;
     pub(crate) const REV_LEVEL: usize = 76;
+    pub(crate) const DEF_RESUID: usize = 80;
+    pub(crate) const DEF_RESGID: usize = 82;
     pub(crate) const FIRST_INO: usize = 84;
     pub(crate) const INODE_SIZE: usize = 88;
     pub(crate) const FEATURE_COMPAT: usize = 92;

@@ -193,6 +193,10 @@ struct DirOps;
 impl FileOperations for DirOps {
     type FileSystem = Ext2Fs;
 
+    fn ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
+        crate::ioctl::ioctl(file, cmd, arg)
+    }
+
     /// `ext2_readdir`: positions are byte offsets in the directory.
     fn read_dir(file: &File<Ext2Fs>, emitter: &mut DirEmitter) -> Result {
         let dir = file.inode();
@@ -235,6 +239,9 @@ impl FileOperations for DirOps {
                     }
                     p = p.saturating_add(rl);
                 }
+                // `offset_in_page`: an offset inside the last record of a page wraps to the
+                // start of the page, which C then lists again.
+                let mut p = p & PAGE.saturating_sub(1);
                 if p != offset {
                     emitter.set_pos((n << PAGE_SHIFT).saturating_add(p as u64) as i64);
                 }

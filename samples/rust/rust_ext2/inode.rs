@@ -7,10 +7,12 @@ use crate::superblock::{Ext2Fs, Ext2Sb};
 use crate::{dir, namei, symlink, xattr};
 use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, LockedFolio};
 use kernel::fs::dentry::DEntry;
-use kernel::fs::file::{self, File};
+use kernel::fs::file::File;
 use kernel::fs::inode::{
-    self, mode, statx_attr, Dev, FileAttr, Flags, INode, INodeOperations, Stat, Timespec, Type,
+    self, mode, statx_attr, AclWalk, Dev, FileAttr, Flags, INode, INodeOperations, Stat, Timespec,
+    Type,
 };
+use kernel::fs::posix_acl::{self, Acl};
 use kernel::fs::sb::SuperBlock;
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
@@ -40,6 +42,11 @@ impl Ext2Inode {
     pub(crate) fn is_dir(&self) -> bool {
         self.mode & mode::S_IFMT == mode::S_IFDIR
     }
+
+    /// Whether this is a regular file.
+    pub(crate) fn is_reg(&self) -> bool {
+        self.mode & mode::S_IFMT == mode::S_IFREG
+    }
 }
 
 /// Inode operations of regular files (`ext2_file_inode_operations`).
@@ -63,6 +70,10 @@ impl INodeOperations for FileOps {
     fn fileattr_get(dentry: &DEntry<Ext2Fs>, fa: &mut FileAttr<'_>) -> Result {
         fileattr_get(dentry, fa)
     }
+
+    fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::Type) -> Result<Option<Acl>> {
+        crate::acl::get_acl(walk, ty)
+    }
 }
 
 /// Inode operations of devices, fifos and sockets (`ext2_special_inode_operations`).
@@ -80,6 +91,10 @@ impl INodeOperations for SpecialOps {
 
     fn getattr(inode: &INode<Ext2Fs>, stat: &mut Stat<'_>) -> Result {
         getattr(inode, stat)
+    }
+
+    fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::Type) -> Result<Option<Acl>> {
+        crate::acl::get_acl(walk, ty)
     }
 }
 
@@ -143,6 +158,11 @@ impl AddressSpaceOperations for FileOps {
 
     fn readahead(ractl: &mut address_space::ReadaheadControl<'_, Ext2Fs>) {
         address_space::mpage_readahead::<Mapper>(ractl)
+    }
+
+    /// `ext2_bmap`.
+    fn bmap(inode: &INode<Ext2Fs>, block: u64) -> u64 {
+        address_space::generic_block_bmap::<Mapper>(inode, block)
     }
 }
 
@@ -335,10 +355,13 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
     let raw = &raw[..];
 
     let mode = le16(raw, defs::ino::MODE);
-    let uid =
-        u32::from(le16(raw, defs::ino::UID)) | (u32::from(le16(raw, defs::ino::UID_HIGH)) << 16);
-    let gid =
-        u32::from(le16(raw, defs::ino::GID)) | (u32::from(le16(raw, defs::ino::GID_HIGH)) << 16);
+    // With `nouid32` (or `EXT2_DEFM_UID16`) the high 16 bits are ignored.
+    let high = |off: usize| match s.test_opt(defs::mnt::NO_UID32) {
+        true => 0,
+        false => u32::from(le16(raw, off)) << 16,
+    };
+    let uid = u32::from(le16(raw, defs::ino::UID)) | high(defs::ino::UID_HIGH);
+    let gid = u32::from(le16(raw, defs::ino::GID)) | high(defs::ino::GID_HIGH);
     let nlink = u32::from(le16(raw, defs::ino::LINKS_COUNT));
     let dtime = le32(raw, defs::ino::DTIME);
     if nlink == 0 {
@@ -389,7 +412,7 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
         mode::S_IFREG => (
             Type::Reg,
             FILE_IOPS,
-            Some(file::Ops::generic_ro()),
+            Some(crate::file::FILE_FOPS),
             Some(FILE_AOPS),
         ),
         mode::S_IFDIR => (

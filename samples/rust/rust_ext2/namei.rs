@@ -8,7 +8,8 @@ use crate::inode::iget;
 use crate::superblock::Ext2Fs;
 use crate::xattr;
 use kernel::fs::dentry::{self, DEntry};
-use kernel::fs::inode::{self, FileAttr, INode, INodeOperations, Stat};
+use kernel::fs::inode::{self, AclWalk, FileAttr, INode, INodeOperations, Stat};
+use kernel::fs::posix_acl::{self, Acl};
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
 use kernel::sync::atomic::Relaxed;
@@ -112,5 +113,9 @@ impl INodeOperations for DirOps {
 
     fn fileattr_get(dentry: &DEntry<Ext2Fs>, fa: &mut FileAttr<'_>) -> Result {
         crate::inode::fileattr_get(dentry, fa)
+    }
+
+    fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::Type) -> Result<Option<Acl>> {
+        crate::acl::get_acl(walk, ty)
     }
 }

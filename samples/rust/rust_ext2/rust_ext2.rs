@@ -5,8 +5,9 @@
 //! Reads ext2 images as `fs/ext2` does (revision 0 and dynamic revision, 1 KiB to 64 KiB
 //! blocks, direct and 1/2/3-level indirect blocks, directories, fast and slow symlinks, device
 //! nodes, fifos, sockets and extended attribute blocks), built only on the VFS bindings. The
-//! files mirror `fs/ext2`: `super.rs`, `inode.rs`, `dir.rs`, `namei.rs`, `symlink.rs` and
-//! `xattr.rs`; `defs.rs` holds the on-disk format.
+//! files mirror `fs/ext2`: `super.rs`, `inode.rs`, `dir.rs`, `namei.rs`, `symlink.rs`,
+//! `xattr.rs`, `acl.rs`,
+//! `file.rs` and `ioctl.rs`; `defs.rs` holds the on-disk format.
 //!
 //! Every number read from the disk is hostile: arithmetic that could overflow (a panic with
 //! `CONFIG_RUST_OVERFLOW_CHECKS`) is forbidden by clippy (`make check`), except where an
@@ -14,9 +15,12 @@
 
 #![deny(clippy::arithmetic_side_effects)]
 
+mod acl;
 mod defs;
 mod dir;
+mod file;
 mod inode;
+mod ioctl;
 mod namei;
 #[path = "super.rs"]
 mod superblock;

@@ -2,11 +2,17 @@
 
 //! Superblock: mount-time checks, group descriptors and statfs (`fs/ext2/super.c`).
 
-use crate::defs::{self, le16, le32};
+use crate::defs::{self, le16, le32, mnt};
 use crate::{inode, xattr};
 use kernel::fs::dentry::{self, DEntry};
+use kernel::fs::export::{self, ExportOperations};
+use kernel::fs::inode::INode;
+use kernel::fs::param::{self, Constant, Constants, Param, Spec, Value};
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
 use kernel::prelude::*;
+use kernel::seq_file::{seq_print, SeqFile};
+use kernel::sync::aref::ARef;
+use kernel::sync::atomic::{Atomic, Relaxed};
 
 /// The ext2 file system type.
 pub(crate) struct Ext2Fs;
@@ -30,7 +36,16 @@ pub(crate) struct Ext2Sb {
     pub(crate) inode_size: u32,
     pub(crate) first_ino: u32,
     pub(crate) feature_incompat: u32,
-    pub(crate) user_xattr: bool,
+    /// `EXT2_MOUNT_*` (`s_mount_opt`); a remount changes them.
+    mount_opt: Atomic<u32>,
+    resuid: Atomic<u32>,
+    resgid: Atomic<u32>,
+    /// Where the superblock was read, in 1 KiB units (`sb=`).
+    sb_block: u32,
+    def_mount_opts: u32,
+    def_resuid: u16,
+    def_resgid: u16,
+    errors: u16,
     pub(crate) uuid: [u8; 16],
     pub(crate) groups: KVec<GroupDesc>,
     /// Blocks used by the superblock copies, group descriptors, bitmaps and inode tables.
@@ -38,6 +53,16 @@ pub(crate) struct Ext2Sb {
 }
 
 impl Ext2Sb {
+    /// Whether mount option `opt` (`EXT2_MOUNT_*`) is set (`test_opt`).
+    pub(crate) fn test_opt(&self, opt: u32) -> bool {
+        self.mount_opt.load(Relaxed) & opt != 0
+    }
+
+    /// Whether `user.` attributes are served (`user_xattr`).
+    pub(crate) fn user_xattr(&self) -> bool {
+        self.test_opt(mnt::XATTR_USER)
+    }
+
     /// Whether directory entries carry the file type.
     pub(crate) fn has_filetype(&self) -> bool {
         self.feature_incompat & defs::EXT2_FEATURE_INCOMPAT_FILETYPE != 0
@@ -95,6 +120,125 @@ fn max_size(bits: u8) -> i64 {
     res << bits
 }
 
+/// Parameter numbers (`Opt_*`).
+mod opt {
+    pub(super) const BSD_DF: u8 = 0;
+    pub(super) const MINIX_DF: u8 = 1;
+    pub(super) const GRPID: u8 = 2;
+    pub(super) const NOGRPID: u8 = 3;
+    pub(super) const RESGID: u8 = 4;
+    pub(super) const RESUID: u8 = 5;
+    pub(super) const SB: u8 = 6;
+    pub(super) const ERRORS: u8 = 7;
+    pub(super) const NOUID32: u8 = 8;
+    pub(super) const DEBUG: u8 = 9;
+    pub(super) const OLDALLOC: u8 = 10;
+    pub(super) const ORLOV: u8 = 11;
+    pub(super) const NOBH: u8 = 12;
+    pub(super) const USER_XATTR: u8 = 13;
+    pub(super) const ACL: u8 = 14;
+    pub(super) const XIP: u8 = 15;
+    pub(super) const DAX: u8 = 16;
+    pub(super) const IGNORE: u8 = 17;
+    pub(super) const QUOTA: u8 = 18;
+    pub(super) const USRQUOTA: u8 = 19;
+    pub(super) const GRPQUOTA: u8 = 20;
+    pub(super) const RESERVATION: u8 = 21;
+}
+
+const ERRORS: Constants = Constants::new(&[
+    Constant::new(c"continue", mnt::ERRORS_CONT as i32),
+    Constant::new(c"panic", mnt::ERRORS_PANIC as i32),
+    Constant::new(c"remount-ro", mnt::ERRORS_RO as i32),
+    Constant::END,
+]);
+
+/// The mount options of ext2 (`ext2_param_spec`).
+const PARAMETERS: param::Table = param::Table::new(&[
+    Spec::flag(c"bsddf", opt::BSD_DF),
+    Spec::flag(c"minixdf", opt::MINIX_DF),
+    Spec::flag(c"grpid", opt::GRPID),
+    Spec::flag(c"bsdgroups", opt::GRPID),
+    Spec::flag(c"nogrpid", opt::NOGRPID),
+    Spec::flag(c"sysvgroups", opt::NOGRPID),
+    Spec::gid(c"resgid", opt::RESGID),
+    Spec::uid(c"resuid", opt::RESUID),
+    Spec::u32(c"sb", opt::SB),
+    Spec::enumerated(c"errors", opt::ERRORS, ERRORS),
+    Spec::flag(c"nouid32", opt::NOUID32),
+    Spec::flag(c"debug", opt::DEBUG),
+    Spec::flag(c"oldalloc", opt::OLDALLOC),
+    Spec::flag(c"orlov", opt::ORLOV),
+    Spec::flag(c"nobh", opt::NOBH),
+    Spec::flag_no(c"user_xattr", opt::USER_XATTR),
+    Spec::flag_no(c"acl", opt::ACL),
+    Spec::flag(c"xip", opt::XIP),
+    Spec::flag(c"dax", opt::DAX),
+    Spec::flag(c"grpquota", opt::GRPQUOTA),
+    Spec::flag(c"noquota", opt::IGNORE),
+    Spec::flag(c"quota", opt::QUOTA),
+    Spec::flag(c"usrquota", opt::USRQUOTA),
+    Spec::flag_no(c"reservation", opt::RESERVATION),
+    Spec::END,
+]);
+
+/// The options of a mount or remount (`struct ext2_fs_context`): the values of the
+/// `EXT2_MOUNT_*` bits and which of them were given.
+#[derive(Default)]
+pub(crate) struct Ext2Options {
+    vals: u32,
+    mask: u32,
+    resuid: Option<u32>,
+    resgid: Option<u32>,
+    sb_block: u32,
+}
+
+impl Ext2Options {
+    fn set(&mut self, opt: u32) {
+        self.mask |= opt;
+        self.vals |= opt;
+    }
+
+    fn clear(&mut self, opt: u32) {
+        self.mask |= opt;
+        self.vals &= !opt;
+    }
+
+    fn set_to(&mut self, opt: u32, on: bool) {
+        if on {
+            self.set(opt)
+        } else {
+            self.clear(opt)
+        }
+    }
+
+    /// The options of a new mount: the defaults of the superblock unless given
+    /// (`ext2_set_options`).
+    fn mount_opt(&self, def_mount_opts: u32, errors: u16) -> u32 {
+        let mut o = self.vals;
+        let mut default = |m: u32, defm: u32| {
+            if self.mask & m == 0 && def_mount_opts & defm != 0 {
+                o |= m;
+            }
+        };
+        default(mnt::DEBUG, defs::EXT2_DEFM_DEBUG);
+        default(mnt::GRPID, defs::EXT2_DEFM_BSDGROUPS);
+        default(mnt::NO_UID32, defs::EXT2_DEFM_UID16);
+        default(mnt::XATTR_USER, defs::EXT2_DEFM_XATTR_USER);
+        if cfg!(CONFIG_FS_POSIX_ACL) {
+            default(mnt::POSIX_ACL, defs::EXT2_DEFM_ACL);
+        }
+        if self.mask & mnt::ERRORS_MASK == 0 {
+            o |= match errors {
+                defs::EXT2_ERRORS_PANIC => mnt::ERRORS_PANIC,
+                defs::EXT2_ERRORS_CONTINUE => mnt::ERRORS_CONT,
+                _ => mnt::ERRORS_RO,
+            };
+        }
+        o
+    }
+}
+
 /// Logs a mount error like `ext2_msg(sb, KERN_ERR, ...)` and returns `EINVAL`.
 macro_rules! mount_err {
     ($($arg:tt)*) => {{
@@ -121,14 +265,94 @@ impl kernel::fs::FileSystem for Ext2Fs {
     };
     const SUPER_TYPE: sb::Type = sb::Type::BlockDev;
     const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
+    type Options = Ext2Options;
+    const PARAMETERS: param::Table = PARAMETERS;
+    const EXPORT_OPERATIONS: Option<export::Ops<Self>> = Some(export::Ops::new::<Self>());
 
-    fn fill_super(sb: &mut SuperBlock<Self, sb::New>) -> Result<sb::Params<Ext2Sb>> {
+    /// A new mount reads the primary superblock, with reservations; a remount starts from
+    /// the options of the mount (`ext2_init_fs_context`).
+    fn init_options(sb: Option<&SuperBlock<Self>>) -> Result<Ext2Options> {
+        let mut o = Ext2Options::default();
+        match sb {
+            None => {
+                o.sb_block = 1;
+                o.set(mnt::RESERVATION);
+            }
+            Some(sb) => {
+                let s = sb.data();
+                o.vals = s.mount_opt.load(Relaxed);
+                o.resuid = Some(s.resuid.load(Relaxed));
+                o.resgid = Some(s.resgid.load(Relaxed));
+            }
+        }
+        Ok(o)
+    }
+
+    /// `ext2_parse_param`.
+    fn parse_param(o: &mut Ext2Options, p: Param<'_>) -> Result {
+        let negated = matches!(p.value, Value::Flag(true));
+        match (p.opt, p.value) {
+            (opt::BSD_DF, _) => o.clear(mnt::MINIX_DF),
+            (opt::MINIX_DF, _) => o.set(mnt::MINIX_DF),
+            (opt::GRPID, _) => o.set(mnt::GRPID),
+            (opt::NOGRPID, _) => o.clear(mnt::GRPID),
+            (opt::RESUID, Value::Id(id)) => o.resuid = Some(id),
+            (opt::RESGID, Value::Id(id)) => o.resgid = Some(id),
+            // Ignored on remount, as in C.
+            (opt::SB, Value::U32(n)) => o.sb_block = n,
+            (opt::ERRORS, Value::U32(e)) => {
+                o.clear(mnt::ERRORS_MASK);
+                o.set(e & mnt::ERRORS_MASK);
+            }
+            (opt::NOUID32, _) => o.set(mnt::NO_UID32),
+            (opt::DEBUG, _) => o.set(mnt::DEBUG),
+            (opt::OLDALLOC, _) => o.set(mnt::OLDALLOC),
+            (opt::ORLOV, _) => o.clear(mnt::OLDALLOC),
+            (opt::NOBH, _) => pr_info!("nobh option not supported\n"),
+            (opt::USER_XATTR, _) => o.set_to(mnt::XATTR_USER, !negated),
+            (opt::ACL, _) if cfg!(CONFIG_FS_POSIX_ACL) => o.set_to(mnt::POSIX_ACL, !negated),
+            (opt::ACL, _) => pr_info!("(no)acl options not supported\n"),
+            (opt::XIP, _) => pr_warn!("DAX support has been removed. xip option ignored.\n"),
+            (opt::DAX, _) => pr_warn!("DAX support has been removed. dax option ignored.\n"),
+            (opt::QUOTA | opt::USRQUOTA, _) if cfg!(CONFIG_QUOTA) => o.set(mnt::USRQUOTA),
+            (opt::GRPQUOTA, _) if cfg!(CONFIG_QUOTA) => o.set(mnt::GRPQUOTA),
+            (opt::QUOTA | opt::USRQUOTA | opt::GRPQUOTA, _) => {
+                pr_info!("quota operations not supported\n")
+            }
+            (opt::RESERVATION, _) => {
+                o.set_to(mnt::RESERVATION, !negated);
+                pr_info!("reservations {}\n", if negated { "OFF" } else { "ON" });
+            }
+            (opt::IGNORE, _) => {}
+            _ => return Err(EINVAL),
+        }
+        Ok(())
+    }
+
+    /// `ext2_reconfigure`: the superblock stays read-only, the options change.
+    fn reconfigure(sb: &SuperBlock<Self>, o: &Ext2Options, rc: &mut sb::Reconfigure<'_>) -> Result {
+        let s = sb.data();
+        s.mount_opt.store(o.vals, Relaxed);
+        if let Some(id) = o.resuid {
+            s.resuid.store(id, Relaxed);
+        }
+        if let Some(id) = o.resgid {
+            s.resgid.store(id, Relaxed);
+        }
+        rc.set_posix_acl(o.vals & mnt::POSIX_ACL != 0)
+    }
+
+    fn fill_super(
+        sb: &mut SuperBlock<Self, sb::New>,
+        options: &Ext2Options,
+    ) -> Result<sb::Params<Ext2Sb>> {
         let mut blocksize = sb.min_blocksize(1024);
         if blocksize == 0 {
             return Err(mount_err!("unable to set blocksize"));
         }
         sb.set_xattr_handlers(xattr::HANDLERS);
-        let raw = read_super(sb, blocksize)?;
+        let sb_block = options.sb_block;
+        let raw = read_super(sb, blocksize, sb_block)?;
         if le16(&raw, defs::sb::MAGIC) != defs::EXT2_SUPER_MAGIC {
             return Err(mount_err!("can't find an ext2 filesystem on dev"));
         }
@@ -150,7 +374,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
             sb.set_blocksize(bsize)
                 .map_err(|_| mount_err!("bad blocksize {}", bsize))?;
             blocksize = bsize;
-            let raw = read_super(sb, blocksize)?;
+            let raw = read_super(sb, blocksize, sb_block)?;
             if le16(&raw, defs::sb::MAGIC) != defs::EXT2_SUPER_MAGIC {
                 return Err(mount_err!("magic mismatch"));
             }
@@ -247,9 +471,11 @@ impl kernel::fs::FileSystem for Ext2Fs {
             .checked_div(defs::GROUP_DESC_SIZE as u32)
             .ok_or(EINVAL)?;
         let db_count = groups_count.div_ceil(desc_per_block);
-        let logic_sb_block = defs::SB_OFFSET
+        // Where the superblock was read, in blocks (`sb=` in 1 KiB units).
+        let logic_sb_block = u64::from(sb_block)
+            .saturating_mul(defs::SB_UNIT)
             .checked_div(u64::from(block_size))
-            .ok_or(EINVAL)? as u32;
+            .ok_or(EINVAL)?;
         let first_meta_bg = le32(&raw, defs::sb::FIRST_META_BG);
         let has_super = |g: u32| u32::from(!sparse || group_sparse(g));
 
@@ -258,7 +484,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
         for i in 0..db_count {
             let block = if incompat & defs::EXT2_FEATURE_INCOMPAT_META_BG == 0 || i < first_meta_bg
             {
-                u64::from(logic_sb_block)
+                logic_sb_block
                     .saturating_add(u64::from(i))
                     .saturating_add(1)
             } else {
@@ -332,6 +558,13 @@ impl kernel::fs::FileSystem for Ext2Fs {
         if compat & defs::EXT3_FEATURE_COMPAT_HAS_JOURNAL != 0 {
             pr_warn!("warning: mounting ext3 filesystem as ext2\n");
         }
+        // The options given, else the superblock's defaults (`ext2_set_options`).
+        let def_mount_opts = le32(&raw, defs::sb::DEFAULT_MOUNT_OPTS);
+        let errors = le16(&raw, defs::sb::ERRORS);
+        let def_resuid = le16(&raw, defs::sb::DEF_RESUID);
+        let def_resgid = le16(&raw, defs::sb::DEF_RESGID);
+        let mount_opt = options.mount_opt(def_mount_opts, errors);
+        sb.set_posix_acl(mount_opt & mnt::POSIX_ACL != 0)?;
         let mut uuid = [0u8; 16];
         for (i, u) in uuid.iter_mut().enumerate() {
             *u = defs::byte(&raw, defs::sb::UUID.saturating_add(i));
@@ -352,8 +585,14 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 inode_size,
                 first_ino,
                 feature_incompat: incompat,
-                user_xattr: le32(&raw, defs::sb::DEFAULT_MOUNT_OPTS) & defs::EXT2_DEFM_XATTR_USER
-                    != 0,
+                mount_opt: Atomic::new(mount_opt),
+                resuid: Atomic::new(options.resuid.unwrap_or(def_resuid.into())),
+                resgid: Atomic::new(options.resgid.unwrap_or(def_resgid.into())),
+                sb_block,
+                def_mount_opts,
+                def_resuid,
+                def_resgid,
+                errors,
                 uuid,
                 groups,
                 overhead,
@@ -370,13 +609,14 @@ impl kernel::fs::FileSystem for Ext2Fs {
     }
 }
 
-/// Reads the 1024-byte superblock with the current block size.
-fn read_super(sb: &SuperBlock<Ext2Fs, sb::New>, blocksize: i32) -> Result<KVec<u8>> {
+/// Reads the 1024-byte superblock at `sb_block` (in 1 KiB units) with the current block size.
+fn read_super(sb: &SuperBlock<Ext2Fs, sb::New>, blocksize: i32, sb_block: u32) -> Result<KVec<u8>> {
     let bs = u64::try_from(blocksize)?;
+    let at = u64::from(sb_block).saturating_mul(defs::SB_UNIT);
     let bh = sb
-        .bread(defs::SB_OFFSET.checked_div(bs).ok_or(EINVAL)?)
+        .bread(at.checked_div(bs).ok_or(EINVAL)?)
         .map_err(|_| mount_err!("unable to read superblock"))?;
-    let off = defs::SB_OFFSET.checked_rem(bs).ok_or(EINVAL)? as usize;
+    let off = at.checked_rem(bs).ok_or(EINVAL)? as usize;
     let mut v = KVec::from_elem(0u8, defs::SB_SIZE, GFP_KERNEL)?;
     bh.read(off, &mut v).map_err(|_| EINVAL)?;
     Ok(v)
@@ -385,6 +625,73 @@ fn read_super(sb: &SuperBlock<Ext2Fs, sb::New>, blocksize: i32) -> Result<KVec<u
 #[vtable]
 impl SuperOperations for Ext2Fs {
     type FileSystem = Self;
+
+    /// `ext2_show_options`: what differs from the superblock's defaults.
+    fn show_options(seq: &SeqFile, sb: &SuperBlock<Self>) -> Result {
+        let s = sb.data();
+        let o = s.mount_opt.load(Relaxed);
+        let on = |m: u32| o & m != 0;
+        let def = |m: u32| s.def_mount_opts & m != 0;
+        let show = |name: &str| seq_print!(seq, ",{}", name);
+        if s.sb_block != 1 {
+            seq_print!(seq, ",sb={}", s.sb_block);
+        }
+        if on(mnt::MINIX_DF) {
+            show("minixdf");
+        }
+        if on(mnt::GRPID) {
+            show("grpid");
+        }
+        if !on(mnt::GRPID) && def(defs::EXT2_DEFM_BSDGROUPS) {
+            show("nogrpid");
+        }
+        let resuid = s.resuid.load(Relaxed);
+        if resuid != u32::from(defs::EXT2_DEF_RESID) || s.def_resuid != defs::EXT2_DEF_RESID {
+            seq_print!(seq, ",resuid={}", resuid);
+        }
+        let resgid = s.resgid.load(Relaxed);
+        if resgid != u32::from(defs::EXT2_DEF_RESID) || s.def_resgid != defs::EXT2_DEF_RESID {
+            seq_print!(seq, ",resgid={}", resgid);
+        }
+        if on(mnt::ERRORS_RO)
+            && (s.errors == defs::EXT2_ERRORS_PANIC || s.errors == defs::EXT2_ERRORS_CONTINUE)
+        {
+            show("errors=remount-ro");
+        }
+        for (m, name) in [
+            (mnt::ERRORS_CONT, "errors=continue"),
+            (mnt::ERRORS_PANIC, "errors=panic"),
+            (mnt::NO_UID32, "nouid32"),
+            (mnt::DEBUG, "debug"),
+            (mnt::OLDALLOC, "oldalloc"),
+            (mnt::XATTR_USER, "user_xattr"),
+        ] {
+            if on(m) {
+                show(name);
+            }
+        }
+        if !on(mnt::XATTR_USER) && def(defs::EXT2_DEFM_XATTR_USER) {
+            show("nouser_xattr");
+        }
+        if cfg!(CONFIG_FS_POSIX_ACL) {
+            if on(mnt::POSIX_ACL) {
+                show("acl");
+            }
+            if !on(mnt::POSIX_ACL) && def(defs::EXT2_DEFM_ACL) {
+                show("noacl");
+            }
+        }
+        if on(mnt::USRQUOTA) {
+            show("usrquota");
+        }
+        if on(mnt::GRPQUOTA) {
+            show("grpquota");
+        }
+        if !on(mnt::RESERVATION) {
+            show("noreservation");
+        }
+        Ok(())
+    }
 
     fn statfs(dentry: &DEntry<Self>) -> Result<sb::Stat> {
         let s = dentry.super_block().data();
@@ -403,5 +710,33 @@ impl SuperOperations for Ext2Fs {
             ffree,
             fsid: [id as u32 as i32, (id >> 32) as u32 as i32],
         })
+    }
+}
+
+/// `ext2_export_ops`: handles with 32-bit inode numbers and generations.
+#[vtable]
+impl ExportOperations for Ext2Fs {
+    type FileSystem = Self;
+
+    /// `ext2_nfs_get_inode`.
+    fn get_inode(sb: &SuperBlock<Self>, ino: u64, generation: u32) -> Result<ARef<INode<Self>>> {
+        let s = sb.data();
+        if (ino < u64::from(s.first_ino) && ino != defs::EXT2_ROOT_INO)
+            || ino > u64::from(s.inodes_count)
+        {
+            return Err(ESTALE);
+        }
+        let inode = inode::iget(sb, ino)?;
+        if generation != 0 && inode.generation() != generation {
+            return Err(ESTALE);
+        }
+        Ok(inode)
+    }
+
+    /// `ext2_get_parent`: the inode of `..`.
+    fn get_parent(child: &DEntry<Self>) -> Result<ARef<INode<Self>>> {
+        let dir = child.inode().ok_or(ENOENT)?;
+        let ino = crate::namei::inode_by_name(dir, b"..")?.ok_or(ENOENT)?;
+        inode::iget(dir.super_block(), ino.into())
     }
 }

@@ -9,6 +9,7 @@ use crate::defs::{byte, le16, le32};
 use crate::superblock::Ext2Fs;
 use kernel::fs::dentry::DEntry;
 use kernel::fs::inode::INode;
+use kernel::fs::posix_acl;
 use kernel::fs::xattr::{Handler, Handlers, XattrHandler};
 use kernel::prelude::*;
 
@@ -16,6 +17,8 @@ const EXT2_XATTR_MAGIC: u32 = 0xEA02_0000;
 const HEADER_SIZE: usize = 32;
 const ENTRY_SIZE: usize = 16;
 const INDEX_USER: u8 = 1;
+pub(crate) const INDEX_POSIX_ACL_ACCESS: u8 = 2;
+pub(crate) const INDEX_POSIX_ACL_DEFAULT: u8 = 3;
 const INDEX_TRUSTED: u8 = 4;
 const INDEX_SECURITY: u8 = 6;
 
@@ -96,8 +99,14 @@ fn for_each_entry<'a, R>(
     Ok(None)
 }
 
-/// Reads attribute `name` of namespace `index` (`ext2_xattr_get`).
-fn get(inode: &INode<Ext2Fs>, index: u8, name: &[u8], buf: &mut [u8]) -> Result<usize> {
+/// Calls `f` with the value of attribute `name` of namespace `index` (`ext2_xattr_get`);
+/// `ENODATA` if there is none.
+fn with_value<R>(
+    inode: &INode<Ext2Fs>,
+    index: u8,
+    name: &[u8],
+    f: impl FnOnce(&[u8]) -> Result<R>,
+) -> Result<R> {
     if name.len() > 255 {
         return Err(ERANGE);
     }
@@ -107,13 +116,29 @@ fn get(inode: &INode<Ext2Fs>, index: u8, name: &[u8], buf: &mut [u8]) -> Result<
     let found = for_each_entry(inode, &bh, |e| {
         Ok((e.index == index && e.name == name).then_some(e.value))
     })?;
-    let value = found.ok_or(ENODATA)?;
-    if !buf.is_empty() {
-        buf.get_mut(..value.len())
-            .ok_or(ERANGE)?
-            .copy_from_slice(value);
-    }
-    Ok(value.len())
+    f(found.ok_or(ENODATA)?)
+}
+
+/// Reads attribute `name` of namespace `index` into `buf`, or returns its size if `buf` is
+/// empty.
+fn get(inode: &INode<Ext2Fs>, index: u8, name: &[u8], buf: &mut [u8]) -> Result<usize> {
+    with_value(inode, index, name, |value| {
+        if !buf.is_empty() {
+            buf.get_mut(..value.len())
+                .ok_or(ERANGE)?
+                .copy_from_slice(value);
+        }
+        Ok(value.len())
+    })
+}
+
+/// Returns a copy of the value of attribute `name` of namespace `index`.
+pub(crate) fn value(inode: &INode<Ext2Fs>, index: u8, name: &[u8]) -> Result<KVec<u8>> {
+    with_value(inode, index, name, |value| {
+        let mut v = KVec::new();
+        v.extend_from_slice(value, GFP_KERNEL)?;
+        Ok(v)
+    })
 }
 
 /// Lists the attributes of `dentry`'s inode (`ext2_listxattr`).
@@ -122,11 +147,15 @@ pub(crate) fn list(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
     let Some(bh) = xattr_block(inode)? else {
         return Ok(0);
     };
-    let user = inode.super_block().data().user_xattr;
+    let user = inode.super_block().data().user_xattr();
+    // The ACLs are listed where the VFS serves them (`posix_acl_xattr_list`).
+    let acl = inode.super_block().posix_acl();
     let mut len = 0usize;
     for_each_entry(inode, &bh, |e| {
         let prefix: &[u8] = match e.index {
             INDEX_USER if user => User::PREFIX.to_bytes(),
+            INDEX_POSIX_ACL_ACCESS if acl => posix_acl::XATTR_NAME_ACCESS.to_bytes(),
+            INDEX_POSIX_ACL_DEFAULT if acl => posix_acl::XATTR_NAME_DEFAULT.to_bytes(),
             INDEX_TRUSTED if kernel::fs::xattr::trusted_list_allowed() => {
                 Trusted::PREFIX.to_bytes()
             }
@@ -163,7 +192,7 @@ impl Namespace for User {
     const PREFIX: &'static CStr = c"user.";
     const INDEX: u8 = INDEX_USER;
     fn enabled(inode: &INode<Ext2Fs>) -> bool {
-        inode.super_block().data().user_xattr
+        inode.super_block().data().user_xattr()
     }
 }
 

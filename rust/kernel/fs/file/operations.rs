@@ -161,6 +161,14 @@ pub trait FileOperations {
     fn read_dir(_file: &File<Self::FileSystem>, _emitter: &mut DirEmitter) -> Result {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
+
+    /// Handles `ioctl(2)` command `cmd` on `file` (`unlocked_ioctl`), after the VFS's own
+    /// (`FS_IOC_GETFLAGS`, `FIBMAP`, ...). `arg` is what user space passed, often an address:
+    /// use [`UserSlice`](crate::uaccess::UserSlice) to read or write there. Return `ENOTTY` for
+    /// commands the file system does not know.
+    fn ioctl(_file: &File<Self::FileSystem>, _cmd: u32, _arg: usize) -> Result<i32> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
 }
 
 /// A file operations table for file system `T`.
@@ -177,6 +185,7 @@ impl<T: FileSystem> Ops<T> {
                     llseek: Some(bindings::generic_file_llseek),
                     read: Some(bindings::generic_read_dir),
                     iterate_shared: Some(Self::read_dir_callback),
+                    unlocked_ioctl: Self::IOCTL,
                     ..pin_init::zeroed()
                 }
             } else {
@@ -185,9 +194,36 @@ impl<T: FileSystem> Ops<T> {
                     read_iter: Some(bindings::generic_file_read_iter),
                     splice_read: Some(bindings::filemap_splice_read),
                     mmap_prepare: Some(bindings::generic_file_readonly_mmap_prepare),
+                    unlocked_ioctl: Self::IOCTL,
                     ..pin_init::zeroed()
                 }
             };
+
+            const IOCTL: Option<
+                unsafe extern "C" fn(*mut bindings::file, c_uint, c_ulong) -> c_long,
+            > = if U::HAS_IOCTL {
+                Some(Self::ioctl_callback)
+            } else {
+                None
+            };
+
+            /// # Safety
+            ///
+            /// `unlocked_ioctl` of `struct file_operations`: `file` is a valid file opened on an
+            /// inode of `T`.
+            unsafe extern "C" fn ioctl_callback(
+                file: *mut bindings::file,
+                cmd: c_uint,
+                arg: c_ulong,
+            ) -> c_long {
+                // SAFETY: The C API guarantees that `file` is valid for the duration of the
+                // call, opened on an inode that got this table, hence of file system `T`.
+                let file = unsafe { File::<T>::from_raw(file) };
+                match U::ioctl(file, cmd, arg as usize) {
+                    Ok(r) => r as c_long,
+                    Err(e) => e.to_errno() as c_long,
+                }
+            }
 
             /// # Safety
             ///

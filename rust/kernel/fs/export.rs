@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Export operations: file handles, for NFS export and `open_by_handle_at(2)`.
+//!
+//! File systems that find inodes by 32-bit number and check them with a generation use the
+//! handles of `generic_encode_ino32_fh` (`FILEID_INO32_GEN`, `FILEID_INO32_GEN_PARENT`), and
+//! only say how to get an inode and a directory's parent ([`ExportOperations`]).
+//!
+//! C header: [`include/linux/exportfs.h`](srctree/include/linux/exportfs.h)
+
+use super::{dentry::DEntry, inode::INode, sb::SuperBlock, FileSystem};
+use crate::bindings;
+use crate::error::Result;
+use crate::prelude::*;
+use crate::sync::aref::ARef;
+use core::marker::PhantomData;
+
+/// How a file system finds the inodes that file handles name: the Rust side of
+/// `struct export_operations`, with the handle format of `generic_encode_ino32_fh`.
+#[vtable]
+pub trait ExportOperations {
+    /// The file system whose inodes the handles name.
+    type FileSystem: FileSystem;
+
+    /// Returns inode `ino` if it exists and, unless `generation` is 0, has that generation
+    /// (the `get_inode` of `generic_fh_to_dentry`). `ESTALE` if it does not.
+    fn get_inode(
+        sb: &SuperBlock<Self::FileSystem>,
+        ino: u64,
+        generation: u32,
+    ) -> Result<ARef<INode<Self::FileSystem>>>;
+
+    /// Returns the parent of directory `child` (`get_parent`): its `..`.
+    fn get_parent(child: &DEntry<Self::FileSystem>) -> Result<ARef<INode<Self::FileSystem>>>;
+}
+
+/// An export operations table for file system `T`.
+#[derive(Copy, Clone)]
+pub struct Ops<T: FileSystem>(*const bindings::export_operations, PhantomData<T>);
+
+impl<T: FileSystem> Ops<T> {
+    /// Creates the export operations table from an [`ExportOperations`] implementation.
+    pub const fn new<U: ExportOperations<FileSystem = T> + ?Sized>() -> Self {
+        struct Table<T: FileSystem, U: ?Sized>(PhantomData<T>, PhantomData<*const U>);
+        impl<T: FileSystem, U: ExportOperations<FileSystem = T> + ?Sized> Table<T, U> {
+            const TABLE: bindings::export_operations = bindings::export_operations {
+                encode_fh: Some(bindings::generic_encode_ino32_fh),
+                fh_to_dentry: Some(Self::fh_to_dentry_callback),
+                fh_to_parent: Some(Self::fh_to_parent_callback),
+                get_parent: Some(Self::get_parent_callback),
+                ..pin_init::zeroed()
+            };
+
+            /// # Safety
+            ///
+            /// The `get_inode` of `generic_fh_to_dentry`/`generic_fh_to_parent`: `sb` is a
+            /// mounted superblock of `T`.
+            unsafe extern "C" fn get_inode_callback(
+                sb: *mut bindings::super_block,
+                ino: u64,
+                generation: u32,
+            ) -> *mut bindings::inode {
+                // SAFETY: Handles are decoded on mounted superblocks of this file system
+                // (`s_export_op` is this table), which are ready.
+                let sb = unsafe { SuperBlock::<T>::from_raw(sb) };
+                match U::get_inode(sb, ino, generation) {
+                    // The reference goes to `d_obtain_alias`.
+                    Ok(inode) => ARef::into_raw(inode).as_ptr().cast(),
+                    Err(e) => e.to_ptr(),
+                }
+            }
+
+            /// # Safety
+            ///
+            /// `fh_to_dentry` of `struct export_operations`: `sb` is a mounted superblock of `T`
+            /// and `fid` is valid for `fh_len` 32-bit words.
+            unsafe extern "C" fn fh_to_dentry_callback(
+                sb: *mut bindings::super_block,
+                fid: *mut bindings::fid,
+                fh_len: c_int,
+                fh_type: c_int,
+            ) -> *mut bindings::dentry {
+                // SAFETY: The arguments are valid per the callback contract;
+                // `generic_fh_to_dentry` reads `fid` only within `fh_len`.
+                unsafe {
+                    bindings::generic_fh_to_dentry(
+                        sb,
+                        fid,
+                        fh_len,
+                        fh_type,
+                        Some(Self::get_inode_callback),
+                    )
+                }
+            }
+
+            /// # Safety
+            ///
+            /// `fh_to_parent` of `struct export_operations`: as `fh_to_dentry`.
+            unsafe extern "C" fn fh_to_parent_callback(
+                sb: *mut bindings::super_block,
+                fid: *mut bindings::fid,
+                fh_len: c_int,
+                fh_type: c_int,
+            ) -> *mut bindings::dentry {
+                // SAFETY: The arguments are valid per the callback contract;
+                // `generic_fh_to_parent` reads `fid` only within `fh_len`.
+                unsafe {
+                    bindings::generic_fh_to_parent(
+                        sb,
+                        fid,
+                        fh_len,
+                        fh_type,
+                        Some(Self::get_inode_callback),
+                    )
+                }
+            }
+
+            /// # Safety
+            ///
+            /// `get_parent` of `struct export_operations`: `child` is a valid, referenced
+            /// dentry of a directory of `T`.
+            unsafe extern "C" fn get_parent_callback(
+                child: *mut bindings::dentry,
+            ) -> *mut bindings::dentry {
+                // SAFETY: The dentry is valid and referenced for the call, on a mounted
+                // superblock of this file system.
+                let child = unsafe { DEntry::<T>::from_raw(child) };
+                let inode = match U::get_parent(child) {
+                    Ok(inode) => ARef::into_raw(inode).as_ptr().cast(),
+                    Err(e) => e.to_ptr(),
+                };
+                // SAFETY: `d_obtain_alias` takes over the inode reference, or passes an error
+                // pointer on.
+                unsafe { bindings::d_obtain_alias(inode) }
+            }
+        }
+        Self(&Table::<T, U>::TABLE, PhantomData)
+    }
+
+    /// Returns the raw table.
+    pub(crate) const fn as_ptr(&self) -> *const bindings::export_operations {
+        self.0
+    }
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! POSIX access control lists.
+//!
+//! A file system that keeps ACLs returns them from
+//! [`INodeOperations::get_inode_acl`](super::inode::INodeOperations::get_inode_acl); the VFS
+//! caches them in the inode, uses them for permission checks (`generic_permission`) and serves
+//! the `system.posix_acl_access`/`system.posix_acl_default` attributes from them, when the
+//! superblock has `SB_POSIXACL` ([`SuperBlock::set_posix_acl`](super::sb::SuperBlock)).
+//!
+//! C headers: [`include/linux/posix_acl.h`](srctree/include/linux/posix_acl.h)
+
+use crate::bindings;
+use crate::error::{code::*, Result};
+use crate::prelude::*;
+use core::ptr::NonNull;
+
+/// The name of the attribute that shows the access ACL (`XATTR_NAME_POSIX_ACL_ACCESS`).
+pub const XATTR_NAME_ACCESS: &CStr = c"system.posix_acl_access";
+
+/// The name of the attribute that shows the default ACL (`XATTR_NAME_POSIX_ACL_DEFAULT`).
+pub const XATTR_NAME_DEFAULT: &CStr = c"system.posix_acl_default";
+
+/// The type of an ACL.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Type {
+    /// The ACL that permission checks use (`ACL_TYPE_ACCESS`).
+    Access,
+    /// The ACL that new entries of a directory inherit (`ACL_TYPE_DEFAULT`).
+    Default,
+}
+
+impl Type {
+    /// Returns the type for a C `ACL_TYPE_*` value, if it is one.
+    pub(crate) fn from_raw(ty: c_int) -> Option<Self> {
+        match u32::try_from(ty).ok()? {
+            bindings::ACL_TYPE_ACCESS => Some(Type::Access),
+            bindings::ACL_TYPE_DEFAULT => Some(Type::Default),
+            _ => None,
+        }
+    }
+}
+
+/// The tag of an ACL entry: whom it applies to.
+///
+/// The ids of named entries are in the initial user namespace, as file systems store them (C
+/// file systems convert them with `make_kuid(&init_user_ns, ...)`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Tag {
+    /// The owner of the file (`ACL_USER_OBJ`).
+    UserObj,
+    /// The user with this id (`ACL_USER`).
+    User(u32),
+    /// The owning group of the file (`ACL_GROUP_OBJ`).
+    GroupObj,
+    /// The group with this id (`ACL_GROUP`).
+    Group(u32),
+    /// The upper bound of the permissions of named users and groups (`ACL_MASK`).
+    Mask,
+    /// Everyone else (`ACL_OTHER`).
+    Other,
+}
+
+impl Tag {
+    fn to_raw(self) -> (c_short, u32) {
+        let (tag, id) = match self {
+            Tag::UserObj => (bindings::ACL_USER_OBJ, 0),
+            Tag::User(id) => (bindings::ACL_USER, id),
+            Tag::GroupObj => (bindings::ACL_GROUP_OBJ, 0),
+            Tag::Group(id) => (bindings::ACL_GROUP, id),
+            Tag::Mask => (bindings::ACL_MASK, 0),
+            Tag::Other => (bindings::ACL_OTHER, 0),
+        };
+        // The tags are small constants (at most 0x20).
+        (tag as c_short, id)
+    }
+}
+
+/// An entry of an ACL.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Entry {
+    /// Whom the entry applies to.
+    pub tag: Tag,
+    /// The permissions it grants (`ACL_READ`, `ACL_WRITE`, `ACL_EXECUTE` bits).
+    pub perm: u16,
+}
+
+/// A POSIX ACL (`struct posix_acl`), reference-counted.
+///
+/// ACLs are immutable once built: the VFS shares them between inodes and RCU readers.
+///
+/// # Invariants
+///
+/// The pointer is a valid `posix_acl` all of whose `a_count` entries are initialised, and this
+/// value owns a reference to it.
+pub struct Acl(NonNull<bindings::posix_acl>);
+
+// SAFETY: An ACL is immutable after it is built; its reference may be dropped on any thread
+// (`posix_acl_release` frees it with `kfree_rcu`).
+unsafe impl Send for Acl {}
+
+// SAFETY: `Acl` gives no access to the ACL through shared references but what is immutable.
+unsafe impl Sync for Acl {}
+
+impl Acl {
+    /// Builds an ACL with `entries`, in that order (`posix_acl_alloc`).
+    ///
+    /// The entries are not checked (as C file systems do not check what they read): the VFS
+    /// handles any list of entries, and refuses what it does not know (`EIO`). Fails with
+    /// `EOPNOTSUPP` without `CONFIG_FS_POSIX_ACL`.
+    pub fn new(entries: &[Entry]) -> Result<Self> {
+        #[cfg(not(CONFIG_FS_POSIX_ACL))]
+        {
+            let _ = entries;
+            Err(EOPNOTSUPP)
+        }
+        #[cfg(CONFIG_FS_POSIX_ACL)]
+        {
+            let count = c_uint::try_from(entries.len())?;
+            // SAFETY: `posix_acl_alloc` may be called with any count; it returns a new ACL with
+            // one reference, whose `count` entries are not initialised yet, or NULL.
+            let acl =
+                NonNull::new(unsafe { bindings::posix_acl_alloc(count, bindings::GFP_KERNEL) })
+                    .ok_or(ENOMEM)?;
+            for (i, e) in entries.iter().enumerate() {
+                let (tag, id) = e.tag.to_raw();
+                // SAFETY: `acl` has `count` entries and `i < count`; nothing else has the ACL.
+                unsafe {
+                    bindings::posix_acl_set_entry(acl.as_ptr(), i as c_uint, tag, e.perm, id)
+                };
+            }
+            // INVARIANT: All `count` entries are initialised, and the reference is ours.
+            Ok(Self(acl))
+        }
+    }
+
+    /// Gives up the reference, for C to own it.
+    pub(crate) fn into_raw(self) -> *mut bindings::posix_acl {
+        core::mem::ManuallyDrop::new(self).0.as_ptr()
+    }
+}
+
+impl Drop for Acl {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariants the ACL is valid and we own a reference to it.
+        unsafe { bindings::posix_acl_release(self.0.as_ptr()) };
+    }
+}

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Regular files (`fs/ext2/file.c`): read through the page cache, and the ext2 ioctls.
+
+use crate::superblock::Ext2Fs;
+use kernel::fs::file::{self, File, FileOperations};
+use kernel::prelude::*;
+
+/// `ext2_file_operations`, read-only.
+pub(crate) const FILE_FOPS: file::Ops<Ext2Fs> = file::Ops::new::<FileFops>();
+
+struct FileFops;
+
+#[vtable]
+impl FileOperations for FileFops {
+    type FileSystem = Ext2Fs;
+
+    fn ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
+        crate::ioctl::ioctl(file, cmd, arg)
+    }
+}

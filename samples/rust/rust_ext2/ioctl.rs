@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The ext2 ioctls (`fs/ext2/ioctl.c`); `FS_IOC_GETFLAGS` and `FS_IOC_FSGETXATTR` are the
+//! VFS's, from `fileattr_get`.
+
+use crate::defs::mnt;
+use crate::superblock::Ext2Fs;
+use kernel::fs::file::File;
+use kernel::ioctl::{_IOR, _IOW};
+use kernel::prelude::*;
+use kernel::uaccess::{UserPtr, UserSlice};
+
+/// `EXT2_IOC_GETVERSION` (`FS_IOC_GETVERSION`).
+const GETVERSION: u32 = _IOR::<c_long>(b'v' as u32, 1);
+/// `EXT2_IOC_SETVERSION` (`FS_IOC_SETVERSION`).
+const SETVERSION: u32 = _IOW::<c_long>(b'v' as u32, 2);
+/// `EXT2_IOC_GETRSVSZ`.
+const GETRSVSZ: u32 = _IOR::<c_long>(b'f' as u32, 5);
+/// `EXT2_IOC_SETRSVSZ`.
+const SETRSVSZ: u32 = _IOW::<c_long>(b'f' as u32, 6);
+
+/// `ext2_ioctl`, read-only: what writes fails as on a read-only mount.
+pub(crate) fn ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
+    let inode = file.inode();
+    // Both take an `int`.
+    let user = || UserSlice::new(UserPtr::from_addr(arg), size_of::<i32>());
+    let reservation = inode.super_block().data().test_opt(mnt::RESERVATION);
+    match cmd {
+        GETVERSION => {
+            user().writer().write(&inode.generation())?;
+            Ok(0)
+        }
+        SETVERSION if !inode.owner_or_capable() => Err(EPERM),
+        // `mnt_want_write_file` on a read-only mount.
+        SETVERSION => Err(EROFS),
+        // Reservation windows exist only once a file was written.
+        GETRSVSZ => Err(ENOTTY),
+        SETRSVSZ if !reservation || !inode.data().is_reg() => Err(ENOTTY),
+        SETRSVSZ if !inode.owner_or_capable() => Err(EACCES),
+        SETRSVSZ => {
+            let _size: i32 = user().reader().read()?;
+            Err(EROFS)
+        }
+        _ => Err(ENOTTY),
+    }
+}
