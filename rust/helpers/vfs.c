@@ -228,3 +228,23 @@ __rust_helper char *rust_helper_fs_param_string(const struct fs_parameter *p)
 {
 	return p->string;
 }
+
+__rust_helper void rust_helper_inode_lock(struct inode *inode)
+{
+	inode_lock(inode);
+}
+
+__rust_helper void rust_helper_inode_unlock(struct inode *inode)
+{
+	inode_unlock(inode);
+}
+
+__rust_helper void rust_helper_inode_lock_shared(struct inode *inode)
+{
+	inode_lock_shared(inode);
+}
+
+__rust_helper void rust_helper_inode_unlock_shared(struct inode *inode)
+{
+	inode_unlock_shared(inode);
+}

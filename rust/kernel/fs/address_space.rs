@@ -6,7 +6,7 @@
 //! [`include/linux/pagemap.h`](srctree/include/linux/pagemap.h) and
 //! [`include/linux/mpage.h`](srctree/include/linux/mpage.h)
 
-use super::{file::File, inode::INode, inode::NewINode, FileSystem};
+use super::{file::File, inode::INode, inode::NewINode, iomap, FileSystem};
 use crate::error::{code::*, from_err_ptr, from_result, Result};
 use crate::prelude::*;
 use crate::sync::aref::{ARef, AlwaysRefCounted};
@@ -515,5 +515,83 @@ pub fn generic_block_bmap<M: BlockMapper>(inode: &INode<M::FileSystem>, block: u
             block,
             Some(get_block_callback::<M>),
         )
+    }
+}
+
+impl<T: FileSystem> iomap::Ops<T> {
+    /// Creates the table from a [`BlockMapper`]: each mapping is the run of contiguous blocks
+    /// the mapper returns (`IOMAP_MAPPED`, `IOMAP_F_MERGED`), or one block of hole
+    /// (`IOMAP_HOLE`), as `ext2_iomap_begin` does.
+    pub const fn new<M: BlockMapper<FileSystem = T>>() -> Self {
+        struct Table<M>(PhantomData<M>);
+        impl<M: BlockMapper> Table<M> {
+            const OPS: bindings::iomap_ops = bindings::iomap_ops {
+                iomap_begin: Some(Self::begin_callback),
+                iomap_end: None,
+                iomap_next: None,
+            };
+
+            /// # Safety
+            ///
+            /// `iomap_begin`: `inode` is a referenced inode of `M::FileSystem` (the table is
+            /// only used for its inodes), `iomap` is valid for write.
+            unsafe extern "C" fn begin_callback(
+                inode: *mut bindings::inode,
+                offset: bindings::loff_t,
+                length: bindings::loff_t,
+                flags: c_uint,
+                iomap: *mut bindings::iomap,
+                _srcmap: *mut bindings::iomap,
+            ) -> c_int {
+                if flags & bindings::IOMAP_WRITE != 0 {
+                    return EROFS.to_errno();
+                }
+                // SAFETY: See the safety section.
+                let inode = unsafe { INode::<M::FileSystem>::from_raw(inode) };
+                // SAFETY: The inode is valid; `i_blkbits` and `i_sb` are set for its life.
+                let (bits, bdev) = unsafe {
+                    let i = &*inode.as_ptr();
+                    (u32::from(i.i_blkbits), (*i.i_sb).s_bdev)
+                };
+                let (Ok(offset), Ok(length)) = (u64::try_from(offset), u64::try_from(length))
+                else {
+                    return EINVAL.to_errno();
+                };
+                let first = offset >> bits;
+                let max = length.div_ceil(1 << bits).max(1);
+                let max = usize::try_from(max).unwrap_or(usize::MAX);
+                let mapped = match M::map_blocks(inode, first, max) {
+                    Ok(m) => m,
+                    Err(e) => return e.to_errno(),
+                };
+                // SAFETY: `iomap` is valid for write.
+                let iomap = unsafe { &mut *iomap };
+                iomap.flags = 0;
+                iomap.offset = (first << bits) as bindings::loff_t;
+                iomap.bdev = bdev;
+                match mapped {
+                    None => {
+                        iomap.type_ = bindings::IOMAP_HOLE as u16;
+                        // `IOMAP_NULL_ADDR`
+                        iomap.addr = u64::MAX;
+                        iomap.length = 1 << bits;
+                    }
+                    Some((block, count)) => {
+                        let count = count.clamp(1, max) as u64;
+                        iomap.type_ = bindings::IOMAP_MAPPED as u16;
+                        let Some(addr) = block.checked_mul(1 << bits) else {
+                            return EIO.to_errno();
+                        };
+                        iomap.addr = addr;
+                        // `count <= max`: at most `length` rounded up to a block, below 2^64.
+                        iomap.length = count << bits;
+                        iomap.flags |= bindings::IOMAP_F_MERGED as u16;
+                    }
+                }
+                0
+            }
+        }
+        // SAFETY: `OPS` is a static table whose callback maps any inode of `T` with `M`.
+        unsafe { Self::from_raw(&Table::<M>::OPS) }
     }
 }

@@ -656,6 +656,31 @@ impl<'a, T: FileSystem> LinkWalk<'a, T> {
     }
 }
 
+/// The extents being reported by `FIEMAP` (`struct fiemap_extent_info`), for
+/// [`INodeOperations::fiemap`].
+///
+/// # Invariants
+///
+/// The pointer is valid for `'a`, used only through this object.
+pub struct Fiemap<'a>(
+    *mut bindings::fiemap_extent_info,
+    PhantomData<&'a mut bindings::fiemap_extent_info>,
+);
+
+impl Fiemap<'_> {
+    /// # Safety
+    ///
+    /// `fi` must be valid for `'a` and used only through the returned object.
+    pub(crate) unsafe fn from_raw<'a>(fi: *mut bindings::fiemap_extent_info) -> Fiemap<'a> {
+        // INVARIANT: The safety requirements are the invariants.
+        Fiemap(fi, PhantomData)
+    }
+
+    pub(crate) fn as_ptr(&mut self) -> *mut bindings::fiemap_extent_info {
+        self.0
+    }
+}
+
 /// The inode whose ACL [`INodeOperations::get_inode_acl`] is asked for, and how.
 pub enum AclWalk<'a, T: FileSystem> {
     /// RCU path walk (`get_cached_acl_rcu`): the inode holds no reference for us and the caller
@@ -729,6 +754,18 @@ pub trait INodeOperations {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
 
+    /// Reports the extents of `inode` in `start..start + len` for `FIEMAP` (`fiemap`), for
+    /// instance with [`iomap::fiemap`](super::iomap::fiemap). Without it, `FIEMAP` gives
+    /// `EOPNOTSUPP`.
+    fn fiemap(
+        _inode: &INode<Self::FileSystem>,
+        _fi: &mut Fiemap<'_>,
+        _start: u64,
+        _len: u64,
+    ) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
     /// Reports the flags of `dentry`'s inode for `FS_IOC_GETFLAGS`/`FS_IOC_FSGETXATTR`
     /// (`fileattr_get`). Without it, both ioctls fail with `ENOTTY`.
     fn fileattr_get(_dentry: &DEntry<Self::FileSystem>, _fa: &mut FileAttr<'_>) -> Result {
@@ -768,6 +805,11 @@ impl<T: FileSystem> Ops<T> {
                 },
                 fileattr_get: if U::HAS_FILEATTR_GET {
                     Some(Self::fileattr_get_callback)
+                } else {
+                    None
+                },
+                fiemap: if U::HAS_FIEMAP {
+                    Some(Self::fiemap_callback)
                 } else {
                     None
                 },
@@ -924,6 +966,26 @@ impl<T: FileSystem> Ops<T> {
                 // INVARIANT: `fa` is valid for write during the call.
                 let mut fa = FileAttr(fa, PhantomData);
                 match U::fileattr_get(dentry, &mut fa) {
+                    Err(e) => e.to_errno(),
+                    Ok(()) => 0,
+                }
+            }
+
+            /// # Safety
+            ///
+            /// `fiemap` of `struct inode_operations`: `inode_ptr` is a referenced inode of `T`
+            /// and `fi` a valid `fiemap_extent_info`, both for the duration of the call.
+            unsafe extern "C" fn fiemap_callback(
+                inode_ptr: *mut bindings::inode,
+                fi: *mut bindings::fiemap_extent_info,
+                start: u64,
+                len: u64,
+            ) -> c_int {
+                // SAFETY: The C API gives a referenced inode of this fs (it has this table).
+                let inode = unsafe { INode::<T>::from_raw(inode_ptr) };
+                // SAFETY: `fi` is valid for the call and used only through `fi`.
+                let mut fi = unsafe { Fiemap::from_raw(fi) };
+                match U::fiemap(inode, &mut fi, start, len) {
                     Err(e) => e.to_errno(),
                     Ok(()) => 0,
                 }

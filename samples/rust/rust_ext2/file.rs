@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Regular files (`fs/ext2/file.c`): read through the page cache, and the ext2 ioctls.
+//! Regular files (`fs/ext2/file.c`): read through the page cache or, with `O_DIRECT`, iomap,
+//! and the ext2 ioctls.
 
 use crate::superblock::Ext2Fs;
 use kernel::fs::file::{self, File, FileOperations};
+use kernel::fs::iomap::DirectIo;
 use kernel::prelude::*;
 
 /// `ext2_file_operations`, read-only.
@@ -14,6 +16,8 @@ struct FileFops;
 #[vtable]
 impl FileOperations for FileFops {
     type FileSystem = Ext2Fs;
+    /// `ext2_dio_read_iter`.
+    const DIRECT_IO: Option<DirectIo<Ext2Fs>> = Some(DirectIo::new(crate::inode::IOMAP_OPS));
 
     fn ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
         crate::ioctl::ioctl(file, cmd, arg)

@@ -9,9 +9,10 @@ use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, Locke
 use kernel::fs::dentry::DEntry;
 use kernel::fs::file::File;
 use kernel::fs::inode::{
-    self, mode, statx_attr, AclWalk, Dev, FileAttr, Flags, INode, INodeOperations, Stat, Timespec,
-    Type,
+    self, mode, statx_attr, AclWalk, Dev, Fiemap, FileAttr, Flags, INode, INodeOperations, Stat,
+    Timespec, Type,
 };
+use kernel::fs::iomap;
 use kernel::fs::posix_acl::{self, Acl};
 use kernel::fs::sb::SuperBlock;
 use kernel::prelude::*;
@@ -69,6 +70,13 @@ impl INodeOperations for FileOps {
 
     fn fileattr_get(dentry: &DEntry<Ext2Fs>, fa: &mut FileAttr<'_>) -> Result {
         fileattr_get(dentry, fa)
+    }
+
+    /// `ext2_fiemap`: the length is clamped to the size (at least 1: `iomap_fiemap` refuses
+    /// 0), so that holes past it are not walked block by block.
+    fn fiemap(inode: &INode<Ext2Fs>, fi: &mut Fiemap<'_>, start: u64, len: u64) -> Result {
+        let size = inode.size().max(1) as u64;
+        iomap::fiemap(inode, fi, start, len.min(size), IOMAP_OPS)
     }
 
     fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::Type) -> Result<Option<Acl>> {
@@ -165,6 +173,9 @@ impl AddressSpaceOperations for FileOps {
         address_space::generic_block_bmap::<Mapper>(inode, block)
     }
 }
+
+/// `ext2_iomap_ops`, for reads: FIEMAP and direct I/O.
+pub(crate) const IOMAP_OPS: iomap::Ops<Ext2Fs> = iomap::Ops::new::<Mapper>();
 
 /// Block mapper for reads (`ext2_get_block` without `create`).
 pub(crate) struct Mapper;

@@ -7,7 +7,7 @@
 use super::{File, LocalFile, Offset};
 use crate::bindings;
 use crate::error::{from_result, Result};
-use crate::fs::{inode::INode, inode::NewINode, FileSystem};
+use crate::fs::{inode::INode, inode::NewINode, iomap, FileSystem};
 use crate::prelude::*;
 use core::marker::PhantomData;
 
@@ -156,6 +156,10 @@ pub trait FileOperations {
     /// The file system that the files belong to.
     type FileSystem: FileSystem;
 
+    /// Direct I/O reads for regular files: with it, files can be opened with `O_DIRECT` and
+    /// their direct reads go to iomap (see [`iomap::DirectIo`]).
+    const DIRECT_IO: Option<iomap::DirectIo<Self::FileSystem>> = None;
+
     /// Reads directory entries from directory `file` (`iterate_shared`), starting at
     /// [`DirEmitter::pos`].
     fn read_dir(_file: &File<Self::FileSystem>, _emitter: &mut DirEmitter) -> Result {
@@ -191,7 +195,16 @@ impl<T: FileSystem> Ops<T> {
             } else {
                 bindings::file_operations {
                     llseek: Some(bindings::generic_file_llseek),
-                    read_iter: Some(bindings::generic_file_read_iter),
+                    read_iter: if U::DIRECT_IO.is_some() {
+                        Some(Self::read_iter_callback)
+                    } else {
+                        Some(bindings::generic_file_read_iter)
+                    },
+                    open: if U::DIRECT_IO.is_some() {
+                        Some(Self::open_callback)
+                    } else {
+                        None
+                    },
                     splice_read: Some(bindings::filemap_splice_read),
                     mmap_prepare: Some(bindings::generic_file_readonly_mmap_prepare),
                     unlocked_ioctl: Self::IOCTL,
@@ -209,6 +222,37 @@ impl<T: FileSystem> Ops<T> {
 
             /// # Safety
             ///
+            /// `open` of `struct file_operations`: `file` is a file being opened.
+            unsafe extern "C" fn open_callback(
+                _inode: *mut bindings::inode,
+                file: *mut bindings::file,
+            ) -> c_int {
+                // Only tables with `DIRECT_IO` have this callback: direct reads are served.
+                // SAFETY: The file is being opened, not shared yet.
+                unsafe { (*file).f_mode |= bindings::FMODE_CAN_ODIRECT };
+                0
+            }
+
+            /// # Safety
+            ///
+            /// `read_iter` of `struct file_operations`: `iocb` and `to` are valid for the call,
+            /// on a file opened on an inode of `T`.
+            unsafe extern "C" fn read_iter_callback(
+                iocb: *mut bindings::kiocb,
+                to: *mut bindings::iov_iter,
+            ) -> isize {
+                // SAFETY: `iocb` is valid.
+                let direct = unsafe { (*iocb).ki_flags } & bindings::IOCB_DIRECT as c_int != 0;
+                match U::DIRECT_IO {
+                    // SAFETY: The arguments are valid, on a file of an inode of `T`.
+                    Some(dio) if direct => unsafe { dio.read(iocb, to) },
+                    // SAFETY: The arguments are valid.
+                    _ => unsafe { bindings::generic_file_read_iter(iocb, to) },
+                }
+            }
+
+            /// # Safety
+            ///
             /// `unlocked_ioctl` of `struct file_operations`: `file` is a valid file opened on an
             /// inode of `T`.
             unsafe extern "C" fn ioctl_callback(
@@ -219,7 +263,7 @@ impl<T: FileSystem> Ops<T> {
                 // SAFETY: The C API guarantees that `file` is valid for the duration of the
                 // call, opened on an inode that got this table, hence of file system `T`.
                 let file = unsafe { File::<T>::from_raw(file) };
-                match U::ioctl(file, cmd, arg as usize) {
+                match U::ioctl(file, cmd, arg) {
                     Ok(r) => r as c_long,
                     Err(e) => e.to_errno() as c_long,
                 }
