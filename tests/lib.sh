@@ -23,3 +23,14 @@ slab_settle() {
 	done
 	slab_objs "$1"
 }
+# walk_both DEV [OPTS]: fswalk of DEV mounted read-only (with OPTS) by C ext2
+# into /tmp/c.walk and by rust_ext2 into /tmp/r.walk (FSWALK_* from the
+# environment); fails if rust_ext2 refuses to mount it.
+walk_both() {
+	mount -t ext2 -o "ro${2:+,$2}" "$1" /mnt/c
+	fswalk /mnt/c > /tmp/c.walk
+	umount /mnt/c
+	mount -t rust_ext2 -o "ro${2:+,$2}" "$1" /mnt/r || return 1
+	fswalk /mnt/r > /tmp/r.walk
+	umount /mnt/r
+}

@@ -89,12 +89,7 @@ for img_sb in ext2-nosb-1k:8193 ext2-nosb-4k:131072; do
 	for o in "" "sb=$sb" "sb=$sb,noacl" "sb=$((sb - 1))" "sb=32768" "sb=4294967295"; do
 		same "$img -o '$o'" "$dev" "$o"
 	done
-	mount -t ext2 -o ro,sb="$sb" "$dev" /mnt/c
-	fswalk /mnt/c > /tmp/c.walk
-	umount /mnt/c
-	mount -t rust_ext2 -o ro,sb="$sb" "$dev" /mnt/r || { echo "$img: rust_ext2 -o sb=$sb failed"; bad=1; continue; }
-	fswalk /mnt/r > /tmp/r.walk
-	umount /mnt/r
+	walk_both "$dev" "sb=$sb" || { echo "$img: rust_ext2 -o sb=$sb failed"; bad=1; continue; }
 	if diff -u /tmp/c.walk /tmp/r.walk > /tmp/diff; then
 		echo "$img: $n option sets identical, walk with sb=$sb identical ($(wc -l < /tmp/c.walk) lines)"
 	else

@@ -8,16 +8,12 @@
 . /tests/lib.sh
 modprobe rust_ext2
 mkdir -p /mnt/c /mnt/r
+export FSWALK_UID=65534 FSWALK_NODATA=1
 bad=0 links=0
 while read -r name want; do
 	[ "$want" = refuse ] && continue
 	dev=$(disk "$name")
-	mount -t ext2 -o ro "$dev" /mnt/c
-	FSWALK_UID=65534 FSWALK_NODATA=1 fswalk /mnt/c > /tmp/c.walk
-	umount /mnt/c
-	mount -t rust_ext2 -o ro "$dev" /mnt/r
-	FSWALK_UID=65534 FSWALK_NODATA=1 fswalk /mnt/r > /tmp/r.walk
-	umount /mnt/r
+	walk_both "$dev"
 	n=$(grep -c '^link ' /tmp/c.walk || true)
 	links=$((links + n))
 	if diff -u /tmp/c.walk /tmp/r.walk > /tmp/diff; then

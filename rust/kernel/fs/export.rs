@@ -34,6 +34,8 @@ pub trait ExportOperations {
     fn get_parent(child: &DEntry<Self::FileSystem>) -> Result<ARef<INode<Self::FileSystem>>>;
 }
 
+type GetInode = unsafe extern "C" fn(*mut bindings::super_block, u64, u32) -> *mut bindings::inode;
+
 /// An export operations table for file system `T`.
 #[derive(Copy, Clone)]
 pub struct Ops<T: FileSystem>(*const bindings::export_operations, PhantomData<T>);
@@ -80,17 +82,8 @@ impl<T: FileSystem> Ops<T> {
                 fh_len: c_int,
                 fh_type: c_int,
             ) -> *mut bindings::dentry {
-                // SAFETY: The arguments are valid per the callback contract;
-                // `generic_fh_to_dentry` reads `fid` only within `fh_len`.
-                unsafe {
-                    bindings::generic_fh_to_dentry(
-                        sb,
-                        fid,
-                        fh_len,
-                        fh_type,
-                        Some(Self::get_inode_callback),
-                    )
-                }
+                // SAFETY: As this function's.
+                unsafe { Self::decode(bindings::generic_fh_to_dentry, sb, fid, fh_len, fh_type) }
             }
 
             /// # Safety
@@ -102,17 +95,31 @@ impl<T: FileSystem> Ops<T> {
                 fh_len: c_int,
                 fh_type: c_int,
             ) -> *mut bindings::dentry {
-                // SAFETY: The arguments are valid per the callback contract;
-                // `generic_fh_to_parent` reads `fid` only within `fh_len`.
-                unsafe {
-                    bindings::generic_fh_to_parent(
-                        sb,
-                        fid,
-                        fh_len,
-                        fh_type,
-                        Some(Self::get_inode_callback),
-                    )
-                }
+                // SAFETY: As this function's.
+                unsafe { Self::decode(bindings::generic_fh_to_parent, sb, fid, fh_len, fh_type) }
+            }
+
+            /// Decodes a handle with `generic_fh_to_dentry` or `generic_fh_to_parent`, which
+            /// read `fid` only within `fh_len` and get inodes from `get_inode_callback`.
+            ///
+            /// # Safety
+            ///
+            /// `sb` is a mounted superblock of `T` and `fid` is valid for `fh_len` 32-bit words.
+            unsafe fn decode(
+                generic: unsafe extern "C" fn(
+                    *mut bindings::super_block,
+                    *mut bindings::fid,
+                    c_int,
+                    c_int,
+                    Option<GetInode>,
+                ) -> *mut bindings::dentry,
+                sb: *mut bindings::super_block,
+                fid: *mut bindings::fid,
+                fh_len: c_int,
+                fh_type: c_int,
+            ) -> *mut bindings::dentry {
+                // SAFETY: The arguments are valid (safety requirements).
+                unsafe { generic(sb, fid, fh_len, fh_type, Some(Self::get_inode_callback)) }
             }
 
             /// # Safety
