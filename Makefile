@@ -37,8 +37,9 @@ fuzz:
 
 # make bench [QUICK=1] [REPS=5] [PERF="getdents tar"]: rust_ext2 vs C ext2 read
 # performance, out/bench.md; PERF profiles the named cases with perf in the VM
+# (warm runs; PERF_MODE=cold: cold runs)
 bench:
-	QUICK="$(QUICK)" REPS="$(REPS)" PERF="$(PERF)" $(S)/bench.sh
+	QUICK="$(QUICK)" REPS="$(REPS)" PERF="$(PERF)" PERF_MODE="$(PERF_MODE)" $(S)/bench.sh
 
 # make run IMAGE=disk.img [CMD="..."]  (virtme-ng if installed, else QEMU)
 run: kernel

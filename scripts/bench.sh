@@ -14,7 +14,9 @@ reps=${REPS:-5}
 [ "${QUICK:-}" = 1 ] && reps=${REPS:-2}
 echo "$reps" > "$IMGDIR/expected/bench-reps"
 # PERF="getdents tar ...": also profile those cases (warm) with perf in the VM.
+# PERF_MODE=cold: profile cold runs (caches dropped before each) instead.
 echo "${PERF:-}" > "$IMGDIR/expected/bench-perf"
+echo "${PERF_MODE:-warm}" > "$IMGDIR/expected/bench-perf-mode"
 [ -n "${PERF:-}" ] && export EXTRA_TOOLS=perf
 # One vCPU: the other host core is left to QEMU's I/O thread (less noise).
 SMP=1 TESTS="90-bench" BOOT_TIMEOUT=14400 "$REPO/scripts/run-tests.sh" > "$out/result.txt"
@@ -54,7 +56,7 @@ PY
 if grep -q '^@@PERF ' "$console"; then
 	{
 		echo
-		echo "Profiles (perf record -e cpu-clock, warm, samples of the benchmark processes, symbols with >= 0.7%):"
+		echo "Profiles (perf record -e cpu-clock, ${PERF_MODE:-warm}, samples of the benchmark processes, symbols with >= 0.7%):"
 		echo '```'
 		grep '^@@PERF ' "$console" | sed 's/^@@PERF //'
 		echo '```'

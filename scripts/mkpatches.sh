@@ -60,14 +60,22 @@ open(path, "w").write(text)
 PY
 }
 
+# Tags of "// patch: TAG" blocks enabled so far (+TAG in patches/series).
+TAGS=()
 commit() { # SUBJECT BODY PATH...
 	local subject=$1 body=$2 new=(); shift 2
 	for p in "$@"; do
+		case "$p" in +*) TAGS+=("${p#+}") ;; esac
+	done
+	for p in "$@"; do
 		case "$p" in
+		+*) ;;
 		patches/*) "${G[@]}" apply --index "$REPO/$p" ;;
 		*)
 			[ -e "$WORKTREE/$p" ] || new+=("$p")
-			mkdir -p "$WORKTREE/$(dirname "$p")"; cp "$REPO/$p" "$WORKTREE/$p"; "${G[@]}" add -f "$p" ;;
+			mkdir -p "$WORKTREE/$(dirname "$p")"
+			"$REPO/scripts/series-file.py" "$REPO/$p" ${TAGS[@]+"${TAGS[@]}"} > "$WORKTREE/$p"
+			"${G[@]}" add -f "$p" ;;
 		esac
 	done
 	if [ ${#new[@]} -gt 0 ]; then
@@ -94,9 +102,13 @@ if [ -f "$REPO/patches/series" ]; then
 		esac
 	done < "$REPO/patches/series"
 	flush
-	# Every overlay file must be in the series.
+	# Every overlay file must be in the series, and end as the overlay has it
+	# (less its fences): every tag it uses was enabled by a commit that lists it.
 	for f in $(cd "$REPO" && find rust samples -type f | sort); do
 		grep -q "$f" "$REPO/patches/series" || { echo "mkpatches: $f is not in patches/series" >&2; exit 1; }
+		"$REPO/scripts/series-file.py" "$REPO/$f" $("$REPO/scripts/series-file.py" --tags "$REPO/$f") |
+			cmp -s - "$WORKTREE/$f" ||
+			{ echo "mkpatches: $f: the series does not end with the overlay's (a tag not enabled where the file is listed?)" >&2; exit 1; }
 	done
 else
 	for p in "$REPO"/patches/*.patch; do

@@ -40,9 +40,11 @@ while [ $r -le "$reps" ]; do
 	r=$((r + 1))
 done
 
-# make bench PERF="CASE...": a cpu-clock profile of each named case, warm, for
+# make bench PERF="CASE...": a cpu-clock profile of each named case, warm (or
+# cold with PERF_MODE=cold: caches dropped before each of the three runs), for
 # both drivers (perf from the host, symbols from /proc/kallsyms).
 perf_cases=$(cat /expected/bench-perf 2>/dev/null || true)
+perf_mode=$(cat /expected/bench-perf-mode 2>/dev/null || echo warm)
 if [ -n "$perf_cases" ] && command -v perf > /dev/null; then
 	for c in $perf_cases; do
 		for drv in ext2 rust_ext2; do
@@ -52,7 +54,10 @@ if [ -n "$perf_cases" ] && command -v perf > /dev/null; then
 			setsid perf record -q -e cpu-clock -F 4000 -a -o /tmp/perf.data -- sleep 3600 \
 				> /tmp/perf.log 2>&1 &
 			sleep 1
-			for k in 1 2 3; do cmd $c warm > /dev/null; done
+			for k in 1 2 3; do
+				[ "$perf_mode" = cold ] && { sync; echo 3 > /proc/sys/vm/drop_caches; }
+				cmd $c $perf_mode > /dev/null
+			done
 			kill -INT $(pidof perf)
 			w=0
 			while pidof perf > /dev/null && [ $w -lt 60 ]; do sleep 1; w=$((w + 1)); done

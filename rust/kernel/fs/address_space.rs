@@ -6,7 +6,10 @@
 //! [`include/linux/pagemap.h`](srctree/include/linux/pagemap.h) and
 //! [`include/linux/mpage.h`](srctree/include/linux/mpage.h)
 
-use super::{file::File, inode::INode, inode::NewINode, iomap, FileSystem};
+use super::{file::File, inode::INode, inode::NewINode, FileSystem};
+// patch: iomap
+use super::iomap;
+// patch: end
 use crate::error::{code::*, from_err_ptr, from_result, Result};
 use crate::prelude::*;
 use crate::sync::aref::{ARef, AlwaysRefCounted};
@@ -91,6 +94,112 @@ impl<T: FileSystem> Folio<T> {
             done += n;
         }
         Ok(())
+    }
+
+    /// Runs `f` on the bytes of an up-to-date folio from `offset` to the end of the page that
+    /// contains it, mapped in place (`kmap_local_folio`) rather than copied.
+    ///
+    /// The mapping lasts as long as the call: `f` cannot keep the [`MappedBytes`]. Fails with
+    /// `EINVAL` if `offset` is not within the folio and with `EIO` if the folio is not up to date.
+    pub fn with_mapped<R>(
+        &self,
+        offset: usize,
+        f: impl FnOnce(&MappedBytes<'_>) -> R,
+    ) -> Result<R> {
+        if offset >= self.size() {
+            return Err(EINVAL);
+        }
+        if !self.test_uptodate() {
+            return Err(EIO);
+        }
+        // SAFETY: The folio is valid and referenced for the duration of the call, and `offset` is
+        // within it.
+        let ptr = unsafe { bindings::kmap_local_folio(self.as_ptr(), offset) };
+        // INVARIANT: `kmap_local_folio` maps the page containing `offset` from `offset` to the end
+        // of the page; the mapping is released below, after `f` returns, and `f` cannot keep the
+        // value (it only gets a reference, for any lifetime `f` must accept).
+        let bytes = MappedBytes {
+            ptr: ptr.cast_const().cast(),
+            len: bindings::PAGE_SIZE - offset % bindings::PAGE_SIZE,
+            _p: PhantomData,
+        };
+        let ret = f(&bytes);
+        // SAFETY: `ptr` was returned by `kmap_local_folio` above, and mappings made by `f` (if it
+        // made any) were released before it returned: they are released in reverse order.
+        unsafe { bindings::kunmap_local(ptr) };
+        Ok(ret)
+    }
+}
+
+/// Bytes of a page of the page cache, mapped in place: see [`Folio::with_mapped`].
+///
+/// The page cache may be written while it is read (through a shared mapping of the file, or
+/// through the block device for buffer cache folios), so no Rust reference to these bytes is
+/// ever made: every access copies, with C `memcpy` or compares with C `memcmp`, into or against
+/// memory the caller owns, as [`Folio::read`] does. Two reads of the same bytes may differ, so
+/// a caller that checked some bytes must still bound every value it reads again.
+///
+/// # Invariants
+///
+/// `ptr` is a kernel mapping of `len` bytes of an up-to-date page, valid during `'a`. The value is
+/// neither `Send` nor `Sync`: the mapping is local to the thread that made it.
+pub struct MappedBytes<'a> {
+    ptr: *const u8,
+    len: usize,
+    _p: PhantomData<&'a ()>,
+}
+
+impl MappedBytes<'_> {
+    /// Returns the number of mapped bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Returns whether no bytes are mapped (never the case: at least one byte is).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn range(&self, offset: usize, len: usize) -> Result<*const u8> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.len => {
+                // SAFETY: `offset <= len`, so the result is within the mapping or at its end.
+                Ok(unsafe { self.ptr.add(offset) })
+            }
+            _ => Err(EINVAL),
+        }
+    }
+
+    /// Copies the bytes at `offset..offset + buf.len()` into `buf`.
+    ///
+    /// Fails with `EINVAL` if the range is not within the mapped bytes.
+    pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result {
+        let src = self.range(offset, buf.len())?;
+        // SAFETY: By the type invariants and `range`, `src` has `buf.len()` mapped bytes; `buf`
+        // is ours. Concurrent writes to the page are outside Rust's memory model here: the copy
+        // is done by C, into memory only we use.
+        unsafe { bindings::memcpy(buf.as_mut_ptr().cast(), src.cast(), buf.len()) };
+        Ok(())
+    }
+
+    /// Returns a copy of the `N` bytes at `offset`.
+    ///
+    /// Fails with `EINVAL` if they are not within the mapped bytes.
+    #[inline]
+    pub fn array<const N: usize>(&self, offset: usize) -> Result<[u8; N]> {
+        let mut a = [0u8; N];
+        self.read(offset, &mut a)?;
+        Ok(a)
+    }
+
+    /// Returns whether the bytes at `offset` are `bytes`; `false` if they are not all within the
+    /// mapped bytes.
+    pub fn matches(&self, offset: usize, bytes: &[u8]) -> bool {
+        let Ok(src) = self.range(offset, bytes.len()) else {
+            return false;
+        };
+        // SAFETY: As in `read`: `src` has `bytes.len()` mapped bytes, compared by C.
+        unsafe { bindings::memcmp(src.cast(), bytes.as_ptr().cast(), bytes.len()) == 0 }
     }
 }
 
@@ -518,6 +627,7 @@ pub fn generic_block_bmap<M: BlockMapper>(inode: &INode<M::FileSystem>, block: u
     }
 }
 
+// patch: iomap
 impl<T: FileSystem> iomap::Ops<T> {
     /// Creates the table from a [`BlockMapper`]: each mapping is the run of contiguous blocks
     /// the mapper returns (`IOMAP_MAPPED`, `IOMAP_F_MERGED`), or one block of hole
@@ -595,3 +705,4 @@ impl<T: FileSystem> iomap::Ops<T> {
         unsafe { Self::from_raw(&Table::<M>::OPS) }
     }
 }
+// patch: end

@@ -4,7 +4,10 @@
 //!
 //! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h)
 
-use super::{dentry, dentry::DEntry, posix_acl, sb::SuperBlock, FileSystem};
+use super::{dentry, dentry::DEntry, sb::SuperBlock, FileSystem};
+// patch: acl
+use super::posix_acl;
+// patch: end
 use crate::error::{code::*, Result};
 use crate::prelude::*;
 use crate::str::CStrExt;
@@ -559,6 +562,7 @@ impl core::ops::BitOrAssign for Flags {
     }
 }
 
+// patch: attr
 /// `statx` attribute bits (`STATX_ATTR_*`), for [`Stat::add_attributes`].
 pub mod statx_attr {
     use crate::bindings;
@@ -633,7 +637,9 @@ impl FileAttr<'_> {
         unsafe { bindings::fileattr_fill_flags(self.0, flags) }
     }
 }
+// patch: end
 
+// patch: link
 /// The inode whose link target [`INodeOperations::get_link`] is asked for, and how.
 ///
 /// In RCU walk the inode cannot be ref-counted: [`RcuINode`] implements no
@@ -655,7 +661,9 @@ impl<'a, T: FileSystem> LinkWalk<'a, T> {
         }
     }
 }
+// patch: end
 
+// patch: iomap
 /// The extents being reported by `FIEMAP` (`struct fiemap_extent_info`), for
 /// [`INodeOperations::fiemap`].
 ///
@@ -680,7 +688,9 @@ impl Fiemap<'_> {
         self.0
     }
 }
+// patch: end
 
+// patch: acl
 /// The inode whose ACL [`INodeOperations::get_inode_acl`] is asked for, and how.
 pub enum AclWalk<'a, T: FileSystem> {
     /// RCU path walk (`get_cached_acl_rcu`): the inode holds no reference for us and the caller
@@ -691,7 +701,9 @@ pub enum AclWalk<'a, T: FileSystem> {
     /// The inode is referenced and the method may block.
     Ref(&'a INode<T>),
 }
+// patch: end
 
+// patch: link
 /// A symbolic link target returned by [`INodeOperations::get_link`].
 pub enum Link<'a> {
     /// A target that lives at least as long as the inode (e.g. in its data).
@@ -699,6 +711,7 @@ pub enum Link<'a> {
     /// A target allocated for this call; the VFS frees it when done with it.
     Owned(KVec<u8>),
 }
+// patch: end
 
 /// Operations of an inode: the Rust side of `struct inode_operations`.
 ///
@@ -719,6 +732,7 @@ pub trait INodeOperations {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
 
+    // patch: link
     /// Returns the target of a symbolic link (`get_link`).
     ///
     /// In RCU path walk ([`LinkWalk::Rcu`]) the implementation must not block, and can only
@@ -727,7 +741,9 @@ pub trait INodeOperations {
     fn get_link<'a>(_walk: LinkWalk<'a, Self::FileSystem>) -> Result<Link<'a>> {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
+    // patch: end
 
+    // patch: xattr
     /// Lists the names of the extended attributes of `dentry`'s inode (`listxattr`).
     ///
     /// Names are stored NUL-terminated one after the other in `buf`; if `buf` is empty, only the
@@ -735,13 +751,17 @@ pub trait INodeOperations {
     fn listxattr(_dentry: &DEntry<Self::FileSystem>, _buf: &mut [u8]) -> Result<usize> {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
+    // patch: end
 
+    // patch: attr
     /// Adds what only the file system knows to the attributes of `inode` that `stat`/`statx`
     /// report (`getattr`); the binding fills the rest from the inode (`generic_fillattr`).
     fn getattr(_inode: &INode<Self::FileSystem>, _stat: &mut Stat<'_>) -> Result {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
+    // patch: end
 
+    // patch: acl
     /// Returns the POSIX ACL of type `ty` of an inode, or `None` if it has none
     /// (`get_inode_acl`).
     ///
@@ -753,7 +773,9 @@ pub trait INodeOperations {
     ) -> Result<Option<posix_acl::Acl>> {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
+    // patch: end
 
+    // patch: iomap
     /// Reports the extents of `inode` in `start..start + len` for `FIEMAP` (`fiemap`), for
     /// instance with [`iomap::fiemap`](super::iomap::fiemap). Without it, `FIEMAP` gives
     /// `EOPNOTSUPP`.
@@ -765,12 +787,15 @@ pub trait INodeOperations {
     ) -> Result {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
+    // patch: end
 
+    // patch: attr
     /// Reports the flags of `dentry`'s inode for `FS_IOC_GETFLAGS`/`FS_IOC_FSGETXATTR`
     /// (`fileattr_get`). Without it, both ioctls fail with `ENOTTY`.
     fn fileattr_get(_dentry: &DEntry<Self::FileSystem>, _fa: &mut FileAttr<'_>) -> Result {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
+    // patch: end
 }
 
 /// An inode operations table for file system `T`.
@@ -788,36 +813,48 @@ impl<T: FileSystem> Ops<T> {
                 } else {
                     None
                 },
+                // patch: link
                 get_link: if U::HAS_GET_LINK {
                     Some(Self::get_link_callback)
                 } else {
                     None
                 },
+                // patch: end
+                // patch: xattr
                 listxattr: if U::HAS_LISTXATTR {
                     Some(Self::listxattr_callback)
                 } else {
                     None
                 },
+                // patch: end
+                // patch: attr
                 getattr: if U::HAS_GETATTR {
                     Some(Self::getattr_callback)
                 } else {
                     None
                 },
+                // patch: end
+                // patch: attr
                 fileattr_get: if U::HAS_FILEATTR_GET {
                     Some(Self::fileattr_get_callback)
                 } else {
                     None
                 },
+                // patch: end
+                // patch: iomap
                 fiemap: if U::HAS_FIEMAP {
                     Some(Self::fiemap_callback)
                 } else {
                     None
                 },
+                // patch: end
+                // patch: acl
                 get_inode_acl: if U::HAS_GET_INODE_ACL {
                     Some(Self::get_inode_acl_callback)
                 } else {
                     None
                 },
+                // patch: end
                 ..pin_init::zeroed()
             };
 
@@ -843,6 +880,7 @@ impl<T: FileSystem> Ops<T> {
                 }
             }
 
+            // patch: link
             /// # Safety
             ///
             /// `get_link` of `struct inode_operations`: `inode_ptr` is a valid symlink inode of
@@ -890,7 +928,9 @@ impl<T: FileSystem> Ops<T> {
                     Ok(Link::Owned(v)) => unsafe { owned_link(v, delayed_call) },
                 }
             }
+            // patch: end
 
+            // patch: xattr
             /// # Safety
             ///
             /// `listxattr` of `struct inode_operations`: `dentry_ptr` is a valid dentry of `T` and
@@ -916,7 +956,9 @@ impl<T: FileSystem> Ops<T> {
                     Err(e) => e.to_errno() as isize,
                 }
             }
+            // patch: end
 
+            // patch: attr
             /// # Safety
             ///
             /// `getattr` of `struct inode_operations`: `path` is a valid path whose dentry is a
@@ -951,7 +993,9 @@ impl<T: FileSystem> Ops<T> {
                     }
                 }
             }
+            // patch: end
 
+            // patch: attr
             /// # Safety
             ///
             /// `fileattr_get` of `struct inode_operations`: `dentry_ptr` is a valid, positive
@@ -970,7 +1014,9 @@ impl<T: FileSystem> Ops<T> {
                     Ok(()) => 0,
                 }
             }
+            // patch: end
 
+            // patch: iomap
             /// # Safety
             ///
             /// `fiemap` of `struct inode_operations`: `inode_ptr` is a referenced inode of `T`
@@ -990,7 +1036,9 @@ impl<T: FileSystem> Ops<T> {
                     Ok(()) => 0,
                 }
             }
+            // patch: end
 
+            // patch: acl
             /// # Safety
             ///
             /// `get_inode_acl` of `struct inode_operations`: `inode_ptr` is an inode of `T`,
@@ -1022,6 +1070,7 @@ impl<T: FileSystem> Ops<T> {
                     Ok(Some(acl)) => acl.into_raw(),
                 }
             }
+            // patch: end
         }
         Self(&Table::<T, U>::TABLE, PhantomData)
     }
@@ -1032,6 +1081,7 @@ impl<T: FileSystem> Ops<T> {
     }
 }
 
+// patch: link
 /// Returns whether the bytes of `s` may be copied to user space as far as the inode cache of `T`
 /// is concerned: they are not in the inode object of `inode_ptr`, or are within the whitelist
 /// declared by [`FileSystem::INODE_DATA_USERCOPY`].
@@ -1080,3 +1130,4 @@ unsafe extern "C" fn drop_link(ptr: *mut c_void) {
     // SAFETY: `ptr` comes from `KBox::into_raw` in `get_link_callback`.
     drop(unsafe { KBox::from_raw(ptr.cast::<KVec<u8>>()) });
 }
+// patch: end

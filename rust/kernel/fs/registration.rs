@@ -5,7 +5,13 @@
 //! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h) and
 //! [`include/linux/fs_context.h`](srctree/include/linux/fs_context.h)
 
-use super::{dentry, export, inode::INodeWithData, param, sb, sb::SuperBlock};
+use super::{dentry, inode::INodeWithData, sb, sb::SuperBlock};
+// patch: export
+use super::export;
+// patch: end
+// patch: param
+use super::param;
+// patch: end
 use crate::error::{code::*, from_result, to_result, Error, Result};
 use crate::prelude::*;
 use crate::str::CStrExt;
@@ -31,12 +37,10 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
 
     /// The part of [`FileSystem::INodeData`] that may be copied to user space directly from the
     /// inode cache, as `(offset, size)` in bytes within `INodeData` (the usercopy whitelist of
-    /// `kmem_cache_create_usercopy`): data that a [`Link::Borrowed`] target points into, for
-    /// instance. With `CONFIG_HARDENED_USERCOPY`, copying anything else of an inode to user
-    /// space is refused with a kernel BUG. [`Registration::new`] fails with `EINVAL` if the
-    /// region is not within `INodeData`.
-    ///
-    /// [`Link::Borrowed`]: super::inode::Link::Borrowed
+    /// `kmem_cache_create_usercopy`): data that a symbolic link target borrowed from the inode
+    /// points into, for instance. With `CONFIG_HARDENED_USERCOPY`, copying anything else of an
+    /// inode to user space is refused with a kernel BUG. [`Registration::new`] fails with
+    /// `EINVAL` if the region is not within `INodeData`.
     const INODE_DATA_USERCOPY: Option<(usize, usize)> = None;
 
     /// The name of the file system type, as given to `mount -t`.
@@ -50,16 +54,20 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
     /// Built with [`sb::Ops::new`] from a type implementing [`sb::SuperOperations`].
     const SUPER_OPERATIONS: sb::Ops<Self>;
 
+    // patch: export
     /// How file handles name inodes (`s_export_op`), for NFS export and `open_by_handle_at`;
     /// without, both are refused.
     const EXPORT_OPERATIONS: Option<export::Ops<Self>> = None;
+    // patch: end
 
     /// The options of a mount or remount, built from its parameters (`fs_context.fs_private`).
     type Options: Default + Send;
 
+    // patch: param
     /// The parameters (mount options) the file system takes (`fs_parameter_spec`); the VFS
     /// refuses the others with `EINVAL`.
     const PARAMETERS: param::Table = param::Table::EMPTY;
+    // patch: end
 
     /// Makes the options of a new mount (`sb` is `None`) or of a remount of `sb`, before the
     /// parameters given are applied to them (`init_fs_context`).
@@ -67,10 +75,12 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
         Ok(Self::Options::default())
     }
 
+    // patch: param
     /// Applies a parameter of [`FileSystem::PARAMETERS`] to the options (`parse_param`).
     fn parse_param(_options: &mut Self::Options, _param: param::Param<'_>) -> Result {
         Err(EINVAL)
     }
+    // patch: end
 
     /// Fills a new superblock: reads and checks what is needed and returns the superblock's
     /// parameters and data (`fill_super` in C), for a mount with `options`.
@@ -349,15 +359,16 @@ struct Tables<T: FileSystem>(PhantomData<T>);
 impl<T: FileSystem> Tables<T> {
     const CONTEXT: bindings::fs_context_operations = bindings::fs_context_operations {
         free: Some(Self::free_callback),
+        // patch: param
         parse_param: if T::PARAMETERS.is_empty() {
             None
         } else {
             Some(Self::parse_param_callback)
         },
+        // patch: end
         get_tree: Some(Self::get_tree_callback),
         reconfigure: Some(Self::reconfigure_callback),
-        parse_monolithic: None,
-        dup: None,
+        ..pin_init::zeroed()
     };
 
     /// Returns the options of a context of `T`.
@@ -386,6 +397,7 @@ impl<T: FileSystem> Tables<T> {
         }
     }
 
+    // patch: param
     /// # Safety
     ///
     /// `parse_param` of `struct fs_context_operations`: `fc` is a valid `fs_context` of `T`
@@ -402,6 +414,7 @@ impl<T: FileSystem> Tables<T> {
             Ok(0)
         })
     }
+    // patch: end
 
     /// # Safety
     ///
@@ -459,9 +472,11 @@ impl<T: FileSystem> Tables<T> {
             // newly-created superblock.
             unsafe {
                 (*sb_ptr).s_op = T::SUPER_OPERATIONS.as_ptr();
+                // patch: export
                 if let Some(ops) = T::EXPORT_OPERATIONS {
                     (*sb_ptr).s_export_op = ops.as_ptr();
                 }
+                // patch: end
                 (*sb_ptr).s_flags |= bindings::SB_RDONLY;
             }
 

@@ -9,7 +9,10 @@ use super::{dentry::DEntry, inode, inode::INode, FileSystem};
 use crate::error::{code::*, from_result, Result};
 use crate::prelude::*;
 use crate::sync::aref::ARef;
-use crate::{bindings, seq_file::SeqFile, types::Opaque};
+use crate::{bindings, types::Opaque};
+// patch: param
+use crate::seq_file::SeqFile;
+// patch: end
 use core::{marker::PhantomData, ptr::NonNull};
 
 /// Maximum size of a file (`MAX_LFS_FILESIZE`).
@@ -94,6 +97,7 @@ impl<T: FileSystem, S: State> SuperBlock<T, S> {
         unsafe { (*self.as_ptr()).s_flags & bindings::SB_RDONLY != 0 }
     }
 
+    // patch: acl
     /// Returns whether the superblock has POSIX ACLs (`SB_POSIXACL`, `IS_POSIXACL`): then the
     /// VFS asks [`INodeOperations::get_inode_acl`] for them and file systems list the
     /// `system.posix_acl_*` attributes they have.
@@ -103,6 +107,7 @@ impl<T: FileSystem, S: State> SuperBlock<T, S> {
         // SAFETY: `s_flags` only changes under `s_umount`, a racy read gives either value.
         unsafe { (*self.as_ptr()).s_flags & bindings::SB_POSIXACL != 0 }
     }
+    // patch: end
 
     /// Returns the block size in bytes (`s_blocksize`).
     pub fn block_size(&self) -> usize {
@@ -151,6 +156,7 @@ impl<T: FileSystem> SuperBlock<T, New> {
         Ok(())
     }
 
+    // patch: acl
     /// Sets or clears `SB_POSIXACL`: whether the VFS uses the POSIX ACLs that
     /// [`INodeOperations::get_inode_acl`] returns. Without `CONFIG_FS_POSIX_ACL` the kernel has
     /// no ACLs: setting it fails with `EOPNOTSUPP`.
@@ -171,6 +177,7 @@ impl<T: FileSystem> SuperBlock<T, New> {
         }
         Ok(())
     }
+    // patch: end
 
     /// Applies the parameters that [`FileSystem::fill_super`] returned.
     pub(crate) fn apply_params(&mut self, params: &Params<T::Data>) -> Result {
@@ -254,6 +261,7 @@ impl Reconfigure<'_> {
         Reconfigure(fc, PhantomData)
     }
 
+    // patch: acl
     /// Sets or clears `SB_POSIXACL` on the superblock (see [`SuperBlock::set_posix_acl`]).
     pub fn set_posix_acl(&mut self, on: bool) -> Result {
         if on && !cfg!(CONFIG_FS_POSIX_ACL) {
@@ -273,6 +281,7 @@ impl Reconfigure<'_> {
         }
         Ok(())
     }
+    // patch: end
 }
 
 /// Statistics of a file system, returned by [`SuperOperations::statfs`] (`struct kstatfs`).
@@ -319,11 +328,13 @@ pub trait SuperOperations {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
 
+    // patch: param
     /// Shows the options of the superblock in `/proc/mounts` and `/proc/self/mountinfo`
     /// (`show_options`), each as `,name` or `,name=value`, after the VFS's own (`ro`, ...).
     fn show_options(_seq: &SeqFile, _sb: &SuperBlock<Self::FileSystem>) -> Result {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
+    // patch: end
 }
 
 /// A superblock operations table for file system `T`.
@@ -347,11 +358,13 @@ impl<T: FileSystem> Ops<T> {
                 } else {
                     None
                 },
+                // patch: param
                 show_options: if U::HAS_SHOW_OPTIONS {
                     Some(Self::show_options_callback)
                 } else {
                     None
                 },
+                // patch: end
                 ..pin_init::zeroed()
             };
 
@@ -367,6 +380,7 @@ impl<T: FileSystem> Ops<T> {
                 U::put_super(sb);
             }
 
+            // patch: param
             /// # Safety
             ///
             /// `show_options` of `struct super_operations`: `seq` is a valid seq_file being
@@ -386,6 +400,7 @@ impl<T: FileSystem> Ops<T> {
                     Ok(0)
                 })
             }
+            // patch: end
 
             /// # Safety
             ///

@@ -4,9 +4,11 @@
 
 use crate::defs::{self, byte, le16, le32};
 use crate::superblock::Ext2Fs;
+use kernel::fs::address_space::{Folio, MappedBytes};
 use kernel::fs::file::{self, DirEmitter, DirEntryType, File, FileOperations};
 use kernel::fs::inode::INode;
 use kernel::prelude::*;
+use kernel::sync::aref::ARef;
 
 pub(crate) const DIR_FOPS: file::Ops<Ext2Fs> = file::Ops::new::<DirOps>();
 
@@ -19,14 +21,6 @@ pub(crate) fn rec_len_for(len: u8) -> usize {
     #[allow(clippy::arithmetic_side_effects)]
     let n = usize::from(len) + DIR_ENTRY_HEADER + 3;
     n & !3
-}
-
-/// A directory entry inside a directory block.
-pub(crate) struct DirEntry<'a> {
-    pub(crate) ino: u32,
-    pub(crate) rec_len: usize,
-    pub(crate) file_type: u8,
-    pub(crate) name: &'a [u8],
 }
 
 /// Decodes `rec_len` (`ext2_rec_len_from_disk`): with 64 KiB pages (and so possibly 64 KiB
@@ -123,46 +117,54 @@ fn check_page(dir: &INode<Ext2Fs>, pos: u64, d: &[u8]) -> Result {
     Ok(())
 }
 
-/// Returns a buffer for [`dir_page`].
-pub(crate) fn page_buf() -> Result<KVec<u8>> {
-    Ok(KVec::from_elem(0u8, PAGE, GFP_KERNEL)?)
-}
-
-/// Copies page `n` of directory `dir` into `buf` (of [`page_buf`]), checking the page once
-/// (`ext2_get_folio`).
+/// Returns page `n` of directory `dir`, checked once (`ext2_get_folio`), for reading in place
+/// with [`Folio::with_mapped`], [`header_at`] and [`name_matches`].
 ///
-/// Entries are parsed from this copy, never from the page cache itself, which may change while
-/// it is read (`Folio::read`); the parsers check every bound anyway.
-pub(crate) fn dir_page(dir: &INode<Ext2Fs>, n: u64, buf: &mut [u8]) -> Result {
+/// The check runs on a copy of the page (`Folio::read`), never on the page cache itself, which
+/// may change while it is read; the readers bound every value anyway.
+pub(crate) fn dir_folio(dir: &INode<Ext2Fs>, n: u64) -> Result<ARef<Folio<Ext2Fs>>> {
     let folio = dir.read_mapping_folio(n)?;
-    if folio.size() != PAGE || buf.len() != PAGE {
+    if folio.size() != PAGE {
         return Err(EIO);
     }
-    folio.read(0, buf)?;
     if !folio.test_checked() {
-        check_page(dir, n.saturating_mul(PAGE as u64), buf)?;
+        let mut buf = KVec::from_elem(0u8, PAGE, GFP_KERNEL)?;
+        folio.read(0, &mut buf)?;
+        check_page(dir, n.saturating_mul(PAGE as u64), &buf)?;
         folio.set_checked();
     }
-    Ok(())
+    Ok(folio)
+}
+
+/// The fixed part of the entry at byte `offs` of a mapped directory page: inode, `rec_len`,
+/// name length and file type. Fails with `EIO` if it is not within the page.
+#[inline]
+pub(crate) fn header_at(page: &MappedBytes<'_>, offs: usize) -> Result<(u32, usize, usize, u8)> {
+    let h = page.array::<DIR_ENTRY_HEADER>(offs).map_err(|_| EIO)?;
+    Ok((
+        u32::from_le_bytes([h[0], h[1], h[2], h[3]]),
+        rec_len_from_disk(u16::from_le_bytes([h[4], h[5]])),
+        usize::from(h[6]),
+        h[7],
+    ))
+}
+
+/// Returns whether the entry at byte `offs` of a mapped directory page, whose name is
+/// `name_len` bytes long, is named `name`.
+#[inline]
+pub(crate) fn name_matches(
+    page: &MappedBytes<'_>,
+    offs: usize,
+    name_len: usize,
+    name: &[u8],
+) -> bool {
+    name_len == name.len() && page.matches(offs.saturating_add(DIR_ENTRY_HEADER), name)
 }
 
 /// Number of bytes of page `n` that are in the directory (`ext2_last_byte`).
 pub(crate) fn last_byte(dir: &INode<Ext2Fs>, n: u64) -> usize {
     let size = dir.size().max(0) as u64;
     (size.saturating_sub(n.saturating_mul(PAGE as u64))).min(PAGE as u64) as usize
-}
-
-/// Returns the entry at byte `offs` of a checked directory block.
-#[inline]
-pub(crate) fn entry_at(data: &[u8], offs: usize) -> DirEntry<'_> {
-    let name_len = usize::from(byte(data, offs.saturating_add(6)));
-    let name = offs.saturating_add(DIR_ENTRY_HEADER);
-    DirEntry {
-        ino: le32(data, offs),
-        rec_len: rec_len_from_disk(le16(data, offs.saturating_add(4))),
-        file_type: byte(data, offs.saturating_add(7)),
-        name: data.get(name..name.saturating_add(name_len)).unwrap_or(&[]),
-    }
 }
 
 /// Number of pages of directory `dir` (`dir_pages`).
@@ -213,10 +215,9 @@ impl FileOperations for DirOps {
         }
         let mut n = pos >> PAGE_SHIFT;
         let mut offset = (pos & PAGE_MASK) as usize;
-        let mut buf = page_buf()?;
         while n < dir_pages(dir) {
-            match dir_page(dir, n, &mut buf) {
-                Ok(()) => {}
+            let folio = match dir_folio(dir, n) {
+                Ok(f) => f,
                 Err(e) => {
                     pr_err!("error: ext2_readdir: bad page in #{}\n", dir.ino());
                     emitter.set_pos(
@@ -226,14 +227,16 @@ impl FileOperations for DirOps {
                     );
                     return Err(e);
                 }
-            }
+            };
             let last = last_byte(dir, n);
-            let d = &buf[..];
-            let done = (|| -> Result<bool> {
+            // The page is read in place (as in lookups): each name is copied once, into `name`,
+            // on its way to the caller.
+            let mut name = [0u8; 255];
+            let done = folio.with_mapped(0, |page| -> Result<bool> {
                 // Resume at the first record at or after `offset` (`ext2_validate_entry`).
                 let mut p = offset & !chunk.saturating_sub(1);
                 while p < offset {
-                    let rl = entry_at(d, p).rec_len;
+                    let (_, rl, _, _) = header_at(page, p)?;
                     if rl == 0 {
                         break;
                     }
@@ -246,23 +249,26 @@ impl FileOperations for DirOps {
                     emitter.set_pos((n << PAGE_SHIFT).saturating_add(p as u64) as i64);
                 }
                 while p.saturating_add(rec_len_for(1)) <= last {
-                    let e = entry_at(d, p);
-                    if e.rec_len == 0 {
+                    let (ino, rec_len, name_len, file_type) = header_at(page, p)?;
+                    if rec_len == 0 {
                         pr_err!("error: ext2_readdir: zero-length directory entry\n");
                         return Err(EIO);
                     }
-                    if e.ino != 0 {
-                        let t = dirent_type(has_filetype, e.file_type);
-                        if !emitter.emit(e.rec_len as i64, e.name, e.ino.into(), t) {
+                    if ino != 0 {
+                        let name = name.get_mut(..name_len).ok_or(EIO)?;
+                        page.read(p.saturating_add(DIR_ENTRY_HEADER), name)
+                            .map_err(|_| EIO)?;
+                        let t = dirent_type(has_filetype, file_type);
+                        if !emitter.emit(rec_len as i64, name, ino.into(), t) {
                             return Ok(true);
                         }
                     } else {
-                        emitter.set_pos(emitter.pos().saturating_add(e.rec_len as i64));
+                        emitter.set_pos(emitter.pos().saturating_add(rec_len as i64));
                     }
-                    p = p.saturating_add(e.rec_len);
+                    p = p.saturating_add(rec_len);
                 }
                 Ok(false)
-            })()?;
+            })??;
             if done {
                 return Ok(());
             }

@@ -3,7 +3,7 @@
 //! Name lookup in directories (`fs/ext2/namei.c`, `ext2_find_entry` of `fs/ext2/dir.c`).
 
 use crate::defs;
-use crate::dir::{dir_page, dir_pages, entry_at, last_byte, page_buf, rec_len_for};
+use crate::dir::{dir_folio, dir_pages, header_at, last_byte, name_matches, rec_len_for};
 use crate::inode::iget;
 use crate::superblock::Ext2Fs;
 use crate::xattr;
@@ -31,26 +31,26 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
         start = 0;
     }
     let mut n = start;
-    let mut buf = page_buf()?;
     loop {
-        dir_page(dir, n, &mut buf)?;
+        // The page is read in place, as C does: a lookup compares one name per entry, so
+        // copying the page would cost more than the search.
+        let folio = dir_folio(dir, n)?;
         let last = last_byte(dir, n);
-        let d = &buf[..];
-        let found = (|| -> Result<Option<u32>> {
+        let found = folio.with_mapped(0, |page| -> Result<Option<u32>> {
             let mut p = 0usize;
             while p.saturating_add(rec_len_for(1)) <= last {
-                let e = entry_at(d, p);
-                if e.rec_len == 0 {
+                let (ino, rec_len, name_len, _) = header_at(page, p)?;
+                if rec_len == 0 {
                     pr_err!("error: ext2_find_entry: zero-length directory entry\n");
                     return Err(EIO);
                 }
-                if e.ino != 0 && e.name == name {
-                    return Ok(Some(e.ino));
+                if ino != 0 && name_matches(page, p, name_len, name) {
+                    return Ok(Some(ino));
                 }
-                p = p.saturating_add(e.rec_len);
+                p = p.saturating_add(rec_len);
             }
             Ok(None)
-        })()?;
+        })??;
         if found.is_some() {
             data.dir_start_lookup.store(n, Relaxed);
             return Ok(found);

@@ -7,7 +7,10 @@
 use super::{File, LocalFile, Offset};
 use crate::bindings;
 use crate::error::{from_result, Result};
-use crate::fs::{inode::INode, inode::NewINode, iomap, FileSystem};
+use crate::fs::{inode::INode, inode::NewINode, FileSystem};
+// patch: iomap
+use crate::fs::iomap;
+// patch: end
 use crate::prelude::*;
 use core::marker::PhantomData;
 
@@ -156,9 +159,11 @@ pub trait FileOperations {
     /// The file system that the files belong to.
     type FileSystem: FileSystem;
 
+    // patch: iomap
     /// Direct I/O reads for regular files: with it, files can be opened with `O_DIRECT` and
     /// their direct reads go to iomap (see [`iomap::DirectIo`]).
     const DIRECT_IO: Option<iomap::DirectIo<Self::FileSystem>> = None;
+    // patch: end
 
     /// Reads directory entries from directory `file` (`iterate_shared`), starting at
     /// [`DirEmitter::pos`].
@@ -195,6 +200,10 @@ impl<T: FileSystem> Ops<T> {
             } else {
                 bindings::file_operations {
                     llseek: Some(bindings::generic_file_llseek),
+                    // patch: !iomap
+                    // read_iter: Some(bindings::generic_file_read_iter),
+                    // patch: end
+                    // patch: iomap
                     read_iter: if U::DIRECT_IO.is_some() {
                         Some(Self::read_iter_callback)
                     } else {
@@ -205,6 +214,7 @@ impl<T: FileSystem> Ops<T> {
                     } else {
                         None
                     },
+                    // patch: end
                     splice_read: Some(bindings::filemap_splice_read),
                     mmap_prepare: Some(bindings::generic_file_readonly_mmap_prepare),
                     unlocked_ioctl: Self::IOCTL,
@@ -220,6 +230,7 @@ impl<T: FileSystem> Ops<T> {
                 None
             };
 
+            // patch: iomap
             /// # Safety
             ///
             /// `open` of `struct file_operations`: `file` is a file being opened.
@@ -250,6 +261,7 @@ impl<T: FileSystem> Ops<T> {
                     _ => unsafe { bindings::generic_file_read_iter(iocb, to) },
                 }
             }
+            // patch: end
 
             /// # Safety
             ///
