@@ -46,13 +46,14 @@ run: kernel
 	CMD="$(CMD)" $(S)/run-vm.sh $(IMAGE)
 
 # make xfstests [TESTS="generic/001 ..."] [GROUP=quick] [FSTYP=ext2] [JOBS=N]
-#   [FRESH=1] [READBACK=0] [FSTESTS_DIR=...]: fstests in virtme-ng, with the
-#   rust_ext2 read-back check wherever fstests checks a file system; resumes
-#   (tests with a verdict in out/xfstests/ are skipped) unless FRESH=1.
+#   [FRESH=1] [AGAIN=1] [READBACK=0] [FSTESTS_DIR=...]: fstests in virtme-ng,
+#   with the rust_ext2 read-back check wherever fstests checks a file system;
+#   resumes (tests with a verdict in out/xfstests/ are skipped) unless
+#   FRESH=1 (all anew) or AGAIN=1 (the listed tests again).
 #   Default TESTS: the CI subset, tests/xfstests/ci.list.
 xfstests:
 	TESTS="$(TESTS)" GROUP="$(GROUP)" FSTYP="$(FSTYP)" JOBS="$(JOBS)" FRESH="$(FRESH)" \
-		READBACK="$(READBACK)" FSTESTS_DIR="$(FSTESTS_DIR)" $(S)/xfstests.sh
+		AGAIN="$(AGAIN)" READBACK="$(READBACK)" FSTESTS_DIR="$(FSTESTS_DIR)" $(S)/xfstests.sh
 
 patches:
 	$(S)/mkpatches.sh

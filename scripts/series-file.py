@@ -42,14 +42,17 @@ def strip(text, tags):
             out.append(m.group(1) + m.group(2))
             skipped = False
         elif block is None or block in tags:
-            # A dropped block between blank lines leaves one of them.
-            if not (skipped and not line.strip() and out and not out[-1].strip()):
-                out.append(line)
+            # A dropped block leaves no blank line doubled or before a closing brace.
+            if skipped and out and not out[-1].strip() and (not line.strip() or line.lstrip().startswith("}")):
+                out.pop()
+            out.append(line)
             skipped = False
         else:
             skipped = True
     if block is not None:
         sys.exit(f"{sys.argv[1]}: 'patch: {block}' not closed")
+    while skipped and out and not out[-1].strip():
+        out.pop()
     return "".join(out)
 
 

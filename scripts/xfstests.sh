@@ -1,6 +1,6 @@
 #!/bin/bash
 # make xfstests [TESTS="generic/001 ..."] [GROUP=quick] [FSTYP=ext2] [JOBS=N]
-#               [FRESH=1] [READBACK=0] [CONFIG=base]
+#               [FRESH=1] [AGAIN=1] [READBACK=0] [CONFIG=base]
 #
 # Runs fstests (a pinned upstream snapshot, or $FSTESTS_DIR) on the project's
 # kernel in virtme-ng: the host's root over 9p, two virtio-blk disks per VM
@@ -10,10 +10,12 @@
 # user sees (the read-back check; READBACK=0 turns it off).
 #
 # Verdicts accumulate in $OUT/verdicts (one line per test); a test that has
-# one is skipped unless FRESH=1, so an interrupted run resumes where it
-# stopped. JOBS=N splits the list across N VMs. The summary compares every
-# verdict with tests/xfstests/baseline-$FSTYP (C ext2's verdicts on this
-# kernel); the exit status is non-zero on any change or read-back difference.
+# one is skipped unless FRESH=1 (all anew) or AGAIN=1 (the listed tests
+# again, replacing their verdicts and read-back lines), so an interrupted
+# run resumes where it stopped. JOBS=N splits the list across N VMs. The
+# summary compares every verdict with tests/xfstests/baseline-$FSTYP (C
+# ext2's verdicts on this kernel); the exit status is non-zero on any change
+# or read-back difference.
 set -uo pipefail
 . "$(dirname "$0")/env.sh"
 FSTYP=${FSTYP:-ext2}
@@ -69,6 +71,14 @@ harvest() {
 	local w
 	for w in "$OUT"/shard*; do
 		[ -d "$w/results" ] || continue
+		# A test run again (AGAIN=1) replaces what an earlier run said of
+		# it: verdict and read-back lines.
+		local f
+		for f in verdicts readback.log; do
+			[ -f "$OUT/$f" ] || continue
+			awk 'NR == FNR { t[$1] = 1; next } !($1 in t)' "$w/tests" "$OUT/$f" > "$OUT/$f.new"
+			mv "$OUT/$f.new" "$OUT/$f"
+		done
 		"$XT/verdicts.py" "$w/results/result.xml" >> "$OUT/verdicts"
 		cat "$w/readback.log" >> "$OUT/readback.log" 2>/dev/null
 		mkdir -p "$OUT/results"
@@ -85,7 +95,8 @@ touch "$OUT/verdicts"
 harvest
 todo=()
 for t in $list; do
-	grep -q "^$t " "$OUT/verdicts" || todo+=("$t")
+	[ "${AGAIN:-0}" = 1 ] || ! grep -q "^$t " "$OUT/verdicts" || continue
+	todo+=("$t")
 done
 echo "xfstests: ${#todo[@]} tests to run ($(echo $list | wc -w) listed, FSTYP=$FSTYP, JOBS=$JOBS, kernel $(cat "$KBUILD_OUT/include/config/kernel.release"))"
 
@@ -138,4 +149,4 @@ fi
 wall=$(( $(date +%s) - start ))
 
 harvest
-"$XT/summary.py" "$OUT" "$BASELINE" "$list" "$wall"
+FSTESTS_TREE=$FT "$XT/summary.py" "$OUT" "$BASELINE" "$list" "$wall"

@@ -6,10 +6,10 @@
 //! [`include/linux/pagemap.h`](srctree/include/linux/pagemap.h) and
 //! [`include/linux/mpage.h`](srctree/include/linux/mpage.h)
 
-use super::{file::File, inode::INode, inode::NewINode, FileSystem};
 // patch: iomap
 use super::iomap;
 // patch: end
+use super::{file::File, inode::INode, inode::NewINode, FileSystem};
 use crate::error::{code::*, from_err_ptr, from_result, Result};
 use crate::prelude::*;
 use crate::sync::aref::{ARef, AlwaysRefCounted};

@@ -4,10 +4,10 @@
 //!
 //! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h)
 
-use super::{dentry, dentry::DEntry, sb::SuperBlock, FileSystem};
 // patch: acl
 use super::posix_acl;
 // patch: end
+use super::{dentry, dentry::DEntry, sb::SuperBlock, FileSystem};
 use crate::error::{code::*, Result};
 use crate::prelude::*;
 use crate::str::CStrExt;
@@ -451,8 +451,10 @@ impl<T: FileSystem> NewINode<T> {
             bindings::i_size_write(inode, params.size);
             inode.i_blocks = params.blocks;
             inode.i_generation = params.generation;
+            // patch: attr
             // `inode_set_flags` as the VFS asks (i_flags may be read without the inode lock).
             bindings::inode_set_flags(inode, params.flags.0, Flags::ALL.0);
+            // patch: end
             inode.i_atime_sec = params.atime.secs;
             inode.i_atime_nsec = params.atime.nsecs;
             inode.i_mtime_sec = params.mtime.secs;
@@ -508,12 +510,15 @@ pub struct Params<T: FileSystem> {
     pub atime: Timespec,
     /// Generation number (for NFS file handles).
     pub generation: u32,
+    // patch: attr
     /// The VFS inode flags that the on-disk state gives (`S_IMMUTABLE`, ...).
     pub flags: Flags,
+    // patch: end
     /// The file system's data for this inode.
     pub value: T::INodeData,
 }
 
+// patch: attr
 /// VFS inode flags that a file system derives from its on-disk inode (`S_*` in `i_flags`).
 ///
 /// They change what the VFS allows and does (`S_IMMUTABLE` and `S_APPEND` refuse writes,
@@ -562,7 +567,6 @@ impl core::ops::BitOrAssign for Flags {
     }
 }
 
-// patch: attr
 /// `statx` attribute bits (`STATX_ATTR_*`), for [`Stat::add_attributes`].
 pub mod statx_attr {
     use crate::bindings;

@@ -5,13 +5,13 @@
 //! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h) and
 //! [`include/linux/fs_context.h`](srctree/include/linux/fs_context.h)
 
-use super::{dentry, inode::INodeWithData, sb, sb::SuperBlock};
 // patch: export
 use super::export;
 // patch: end
 // patch: param
 use super::param;
 // patch: end
+use super::{dentry, inode::INodeWithData, sb, sb::SuperBlock};
 use crate::error::{code::*, from_result, to_result, Error, Result};
 use crate::prelude::*;
 use crate::str::CStrExt;
@@ -60,14 +60,13 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
     const EXPORT_OPERATIONS: Option<export::Ops<Self>> = None;
     // patch: end
 
+    // patch: param
     /// The options of a mount or remount, built from its parameters (`fs_context.fs_private`).
     type Options: Default + Send;
 
-    // patch: param
     /// The parameters (mount options) the file system takes (`fs_parameter_spec`); the VFS
     /// refuses the others with `EINVAL`.
     const PARAMETERS: param::Table = param::Table::EMPTY;
-    // patch: end
 
     /// Makes the options of a new mount (`sb` is `None`) or of a remount of `sb`, before the
     /// parameters given are applied to them (`init_fs_context`).
@@ -75,7 +74,6 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
         Ok(Self::Options::default())
     }
 
-    // patch: param
     /// Applies a parameter of [`FileSystem::PARAMETERS`] to the options (`parse_param`).
     fn parse_param(_options: &mut Self::Options, _param: param::Param<'_>) -> Result {
         Err(EINVAL)
@@ -83,6 +81,11 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
     // patch: end
 
     /// Fills a new superblock: reads and checks what is needed and returns the superblock's
+    // patch: !param
+    // /// parameters and data (`fill_super` in C).
+    // fn fill_super(sb: &mut SuperBlock<Self, sb::New>) -> Result<sb::Params<Self::Data>>;
+    // patch: end
+    // patch: param
     /// parameters and data (`fill_super` in C), for a mount with `options`.
     fn fill_super(
         sb: &mut SuperBlock<Self, sb::New>,
@@ -98,6 +101,7 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
     ) -> Result {
         Ok(())
     }
+    // patch: end
 
     /// Returns the root dentry of a superblock that [`FileSystem::fill_super`] filled.
     fn init_root(sb: &SuperBlock<Self>) -> Result<dentry::Root<Self>>;
@@ -266,12 +270,14 @@ impl Registration {
             let fc = unsafe { &mut *fc_ptr };
             // Only a context for reconfiguration has a root (`alloc_fs_context`): that of a
             // mounted superblock of this type, kept active by the context.
+            // patch: param
             let sb = (!fc.root.is_null())
                 // SAFETY: The root is valid and its superblock mounted, hence ready.
                 .then(|| unsafe { SuperBlock::<T>::from_raw((*fc.root).d_sb) });
             let options = KBox::new(T::init_options(sb)?, GFP_KERNEL)?;
             // `free_callback` frees it, whatever happens to the context.
             fc.fs_private = KBox::into_raw(options).cast();
+            // patch: end
             fc.ops = &Tables::<T>::CONTEXT;
             // Rust file systems are read-only: mounts (and the block device) are, even without
             // `-o ro`.
@@ -358,19 +364,20 @@ struct Tables<T: FileSystem>(PhantomData<T>);
 
 impl<T: FileSystem> Tables<T> {
     const CONTEXT: bindings::fs_context_operations = bindings::fs_context_operations {
-        free: Some(Self::free_callback),
         // patch: param
+        free: Some(Self::free_callback),
         parse_param: if T::PARAMETERS.is_empty() {
             None
         } else {
             Some(Self::parse_param_callback)
         },
+        reconfigure: Some(Self::reconfigure_callback),
         // patch: end
         get_tree: Some(Self::get_tree_callback),
-        reconfigure: Some(Self::reconfigure_callback),
         ..pin_init::zeroed()
     };
 
+    // patch: param
     /// Returns the options of a context of `T`.
     ///
     /// # Safety
@@ -397,7 +404,6 @@ impl<T: FileSystem> Tables<T> {
         }
     }
 
-    // patch: param
     /// # Safety
     ///
     /// `parse_param` of `struct fs_context_operations`: `fc` is a valid `fs_context` of `T`
@@ -434,6 +440,7 @@ impl<T: FileSystem> Tables<T> {
         }
     }
 
+    // patch: param
     /// # Safety
     ///
     /// `reconfigure` of `struct fs_context_operations`: `fc` is a valid `fs_context` whose
@@ -458,6 +465,7 @@ impl<T: FileSystem> Tables<T> {
             Ok(0)
         })
     }
+    // patch: end
 
     /// # Safety
     ///
@@ -465,7 +473,12 @@ impl<T: FileSystem> Tables<T> {
     /// used only by this call until it returns, and `fc` the context of the mount.
     unsafe extern "C" fn fill_super_callback(
         sb_ptr: *mut bindings::super_block,
+        // patch: !param
+        // _fc: *mut bindings::fs_context,
+        // patch: end
+        // patch: param
         fc: *mut bindings::fs_context,
+        // patch: end
     ) -> c_int {
         from_result(|| {
             // SAFETY: The callback contract guarantees that `sb_ptr` is a unique pointer to a
@@ -482,9 +495,14 @@ impl<T: FileSystem> Tables<T> {
 
             // SAFETY: `sb_ptr` is a new superblock, exclusively ours during `fill_super`.
             let new_sb = unsafe { SuperBlock::<T, sb::New>::from_raw_mut(sb_ptr) };
+            // patch: !param
+            // let params = T::fill_super(new_sb)?;
+            // patch: end
+            // patch: param
             // SAFETY: `fc` is the context being mounted, ours during the call.
             let options = unsafe { Self::options(fc) };
             let params = T::fill_super(new_sb, options)?;
+            // patch: end
             new_sb.apply_params(&params)?;
 
             let data = KBox::new(params.data, GFP_KERNEL)?;
@@ -534,11 +552,18 @@ impl<T: FileSystem> Tables<T> {
 /// impl kernel::fs::FileSystem for MyFs {
 ///     type Data = ();
 ///     type INodeData = ();
+// patch: param
 ///     type Options = ();
+// patch: end
 ///     const NAME: &'static CStr = c"myfs";
 ///     const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
 ///
+// patch: !param
+// ///     fn fill_super(_: &mut SuperBlock<Self, sb::New>) -> Result<sb::Params<()>> {
+// patch: end
+// patch: param
 ///     fn fill_super(_: &mut SuperBlock<Self, sb::New>, _: &()) -> Result<sb::Params<()>> {
+// patch: end
 ///         Err(EINVAL)
 ///     }
 ///

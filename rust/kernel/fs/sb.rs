@@ -8,11 +8,11 @@
 use super::{dentry::DEntry, inode, inode::INode, FileSystem};
 use crate::error::{code::*, from_result, Result};
 use crate::prelude::*;
-use crate::sync::aref::ARef;
-use crate::{bindings, types::Opaque};
 // patch: param
 use crate::seq_file::SeqFile;
 // patch: end
+use crate::sync::aref::ARef;
+use crate::{bindings, types::Opaque};
 use core::{marker::PhantomData, ptr::NonNull};
 
 /// Maximum size of a file (`MAX_LFS_FILESIZE`).
@@ -239,6 +239,7 @@ impl<T: FileSystem> SuperBlock<T> {
     }
 }
 
+// patch: param
 /// A remount in progress, as [`FileSystem::reconfigure`] sees it: the superblock flags it
 /// will set (`fs_context.sb_flags`), which the VFS applies when the method returns.
 ///
@@ -260,8 +261,9 @@ impl Reconfigure<'_> {
         // INVARIANT: The safety requirements are the invariants.
         Reconfigure(fc, PhantomData)
     }
-
+    // patch: end
     // patch: acl
+
     /// Sets or clears `SB_POSIXACL` on the superblock (see [`SuperBlock::set_posix_acl`]).
     pub fn set_posix_acl(&mut self, on: bool) -> Result {
         if on && !cfg!(CONFIG_FS_POSIX_ACL) {
@@ -282,7 +284,9 @@ impl Reconfigure<'_> {
         Ok(())
     }
     // patch: end
+    // patch: param
 }
+// patch: end
 
 /// Statistics of a file system, returned by [`SuperOperations::statfs`] (`struct kstatfs`).
 #[derive(Default)]

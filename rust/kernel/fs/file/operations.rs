@@ -7,10 +7,10 @@
 use super::{File, LocalFile, Offset};
 use crate::bindings;
 use crate::error::{from_result, Result};
-use crate::fs::{inode::INode, inode::NewINode, FileSystem};
 // patch: iomap
 use crate::fs::iomap;
 // patch: end
+use crate::fs::{inode::INode, inode::NewINode, FileSystem};
 use crate::prelude::*;
 use core::marker::PhantomData;
 
