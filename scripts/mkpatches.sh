@@ -149,6 +149,11 @@ if [ "${CHECK:-0}" = 1 ]; then
 		cp "$KBUILD_OUT/.config" "$bo/.config"
 		make -C "$WORKTREE" O="$bo" LLVM=-19 CC="ccache clang-19" olddefconfig > /dev/null
 		if make -C "$WORKTREE" O="$bo" LLVM=-19 CC="ccache clang-19" -j"$(nproc)" vmlinux modules > "$bo/log" 2>&1; then
+			# A patch that only builds with warnings (an import the next
+			# patch uses, ...) is not done either.
+			if grep -q '^warning' "$bo/log"; then
+				echo "BUILD WARNS: $("${G[@]}" log -1 --format=%s "$c")"; grep -A8 '^warning' "$bo/log" | head -40; exit 1
+			fi
 			echo "builds: $("${G[@]}" log -1 --format=%s "$c")"
 		else
 			echo "BUILD FAILS: $("${G[@]}" log -1 --format=%s "$c")"; tail -30 "$bo/log"; exit 1

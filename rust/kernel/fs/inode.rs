@@ -8,9 +8,14 @@
 use super::posix_acl;
 // patch: end
 use super::{dentry, dentry::DEntry, sb::SuperBlock, FileSystem};
-use crate::error::{code::*, Result};
+// patch: link
+use crate::error::code::*;
+// patch: end
+use crate::error::Result;
 use crate::prelude::*;
+// patch: link
 use crate::str::CStrExt;
+// patch: end
 use crate::sync::aref::{ARef, AlwaysRefCounted};
 use crate::{bindings, types::Opaque};
 use core::{marker::PhantomData, mem::ManuallyDrop, mem::MaybeUninit, ptr, ptr::NonNull};

@@ -261,8 +261,6 @@ impl Reconfigure<'_> {
         // INVARIANT: The safety requirements are the invariants.
         Reconfigure(fc, PhantomData)
     }
-    // patch: end
-    // patch: acl
 
     /// Sets or clears `SB_POSIXACL` on the superblock (see [`SuperBlock::set_posix_acl`]).
     pub fn set_posix_acl(&mut self, on: bool) -> Result {
@@ -283,8 +281,6 @@ impl Reconfigure<'_> {
         }
         Ok(())
     }
-    // patch: end
-    // patch: param
 }
 // patch: end
 
