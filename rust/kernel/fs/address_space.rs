@@ -160,6 +160,7 @@ impl MappedBytes<'_> {
         self.len == 0
     }
 
+    #[inline]
     fn range(&self, offset: usize, len: usize) -> Result<*const u8> {
         match offset.checked_add(len) {
             Some(end) if end <= self.len => {
@@ -173,6 +174,7 @@ impl MappedBytes<'_> {
     /// Copies the bytes at `offset..offset + buf.len()` into `buf`.
     ///
     /// Fails with `EINVAL` if the range is not within the mapped bytes.
+    #[inline]
     pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result {
         let src = self.range(offset, buf.len())?;
         // SAFETY: By the type invariants and `range`, `src` has `buf.len()` mapped bytes; `buf`
@@ -194,6 +196,7 @@ impl MappedBytes<'_> {
 
     /// Returns whether the bytes at `offset` are `bytes`; `false` if they are not all within the
     /// mapped bytes.
+    #[inline]
     pub fn matches(&self, offset: usize, bytes: &[u8]) -> bool {
         let Ok(src) = self.range(offset, bytes.len()) else {
             return false;

@@ -23,6 +23,14 @@ pub(crate) fn rec_len_for(len: u8) -> usize {
     n & !3
 }
 
+/// A directory entry inside a directory block.
+pub(crate) struct DirEntry<'a> {
+    pub(crate) ino: u32,
+    pub(crate) rec_len: usize,
+    pub(crate) file_type: u8,
+    pub(crate) name: &'a [u8],
+}
+
 /// Decodes `rec_len` (`ext2_rec_len_from_disk`): with 64 KiB pages (and so possibly 64 KiB
 /// blocks), 65535 stands for 65536.
 fn rec_len_from_disk(v: u16) -> usize {
@@ -117,21 +125,40 @@ fn check_page(dir: &INode<Ext2Fs>, pos: u64, d: &[u8]) -> Result {
     Ok(())
 }
 
-/// Returns page `n` of directory `dir`, checked once (`ext2_get_folio`), for reading in place
-/// with [`Folio::with_mapped`], [`header_at`] and [`name_matches`].
+/// Returns a buffer for [`dir_page`].
+pub(crate) fn page_buf() -> Result<KVec<u8>> {
+    Ok(KVec::from_elem(0u8, PAGE, GFP_KERNEL)?)
+}
+
+/// Copies page `n` of directory `dir` into `buf` (of [`page_buf`]), checking the page once
+/// (`ext2_get_folio`).
 ///
-/// The check runs on a copy of the page (`Folio::read`), never on the page cache itself, which
-/// may change while it is read; the readers bound every value anyway.
+/// Entries are parsed from this copy, never from the page cache itself, which may change while
+/// it is read (`Folio::read`); the parsers check every bound anyway. Readdir reads whole pages
+/// this way: one copy per page costs less than a copy per entry.
+pub(crate) fn dir_page(dir: &INode<Ext2Fs>, n: u64, buf: &mut [u8]) -> Result {
+    let folio = dir.read_mapping_folio(n)?;
+    if folio.size() != PAGE || buf.len() != PAGE {
+        return Err(EIO);
+    }
+    folio.read(0, buf)?;
+    if !folio.test_checked() {
+        check_page(dir, n.saturating_mul(PAGE as u64), buf)?;
+        folio.set_checked();
+    }
+    Ok(())
+}
+
+/// Returns page `n` of directory `dir`, checked (on a copy, by [`dir_page`]) if it was not yet,
+/// for reading in place with [`Folio::with_mapped`], [`header_at`] and [`name_matches`]: a
+/// lookup compares one name per entry, so copying the page would cost more than the search.
 pub(crate) fn dir_folio(dir: &INode<Ext2Fs>, n: u64) -> Result<ARef<Folio<Ext2Fs>>> {
     let folio = dir.read_mapping_folio(n)?;
     if folio.size() != PAGE {
         return Err(EIO);
     }
     if !folio.test_checked() {
-        let mut buf = KVec::from_elem(0u8, PAGE, GFP_KERNEL)?;
-        folio.read(0, &mut buf)?;
-        check_page(dir, n.saturating_mul(PAGE as u64), &buf)?;
-        folio.set_checked();
+        dir_page(dir, n, &mut page_buf()?)?;
     }
     Ok(folio)
 }
@@ -165,6 +192,19 @@ pub(crate) fn name_matches(
 pub(crate) fn last_byte(dir: &INode<Ext2Fs>, n: u64) -> usize {
     let size = dir.size().max(0) as u64;
     (size.saturating_sub(n.saturating_mul(PAGE as u64))).min(PAGE as u64) as usize
+}
+
+/// Returns the entry at byte `offs` of a checked directory block.
+#[inline]
+pub(crate) fn entry_at(data: &[u8], offs: usize) -> DirEntry<'_> {
+    let name_len = usize::from(byte(data, offs.saturating_add(6)));
+    let name = offs.saturating_add(DIR_ENTRY_HEADER);
+    DirEntry {
+        ino: le32(data, offs),
+        rec_len: rec_len_from_disk(le16(data, offs.saturating_add(4))),
+        file_type: byte(data, offs.saturating_add(7)),
+        name: data.get(name..name.saturating_add(name_len)).unwrap_or(&[]),
+    }
 }
 
 /// Number of pages of directory `dir` (`dir_pages`).
@@ -215,9 +255,10 @@ impl FileOperations for DirOps {
         }
         let mut n = pos >> PAGE_SHIFT;
         let mut offset = (pos & PAGE_MASK) as usize;
+        let mut buf = page_buf()?;
         while n < dir_pages(dir) {
-            let folio = match dir_folio(dir, n) {
-                Ok(f) => f,
+            match dir_page(dir, n, &mut buf) {
+                Ok(()) => {}
                 Err(e) => {
                     pr_err!("error: ext2_readdir: bad page in #{}\n", dir.ino());
                     emitter.set_pos(
@@ -227,16 +268,14 @@ impl FileOperations for DirOps {
                     );
                     return Err(e);
                 }
-            };
+            }
             let last = last_byte(dir, n);
-            // The page is read in place (as in lookups): each name is copied once, into `name`,
-            // on its way to the caller.
-            let mut name = [0u8; 255];
-            let done = folio.with_mapped(0, |page| -> Result<bool> {
+            let d = &buf[..];
+            let done = (|| -> Result<bool> {
                 // Resume at the first record at or after `offset` (`ext2_validate_entry`).
                 let mut p = offset & !chunk.saturating_sub(1);
                 while p < offset {
-                    let (_, rl, _, _) = header_at(page, p)?;
+                    let rl = entry_at(d, p).rec_len;
                     if rl == 0 {
                         break;
                     }
@@ -249,26 +288,23 @@ impl FileOperations for DirOps {
                     emitter.set_pos((n << PAGE_SHIFT).saturating_add(p as u64) as i64);
                 }
                 while p.saturating_add(rec_len_for(1)) <= last {
-                    let (ino, rec_len, name_len, file_type) = header_at(page, p)?;
-                    if rec_len == 0 {
+                    let e = entry_at(d, p);
+                    if e.rec_len == 0 {
                         pr_err!("error: ext2_readdir: zero-length directory entry\n");
                         return Err(EIO);
                     }
-                    if ino != 0 {
-                        let name = name.get_mut(..name_len).ok_or(EIO)?;
-                        page.read(p.saturating_add(DIR_ENTRY_HEADER), name)
-                            .map_err(|_| EIO)?;
-                        let t = dirent_type(has_filetype, file_type);
-                        if !emitter.emit(rec_len as i64, name, ino.into(), t) {
+                    if e.ino != 0 {
+                        let t = dirent_type(has_filetype, e.file_type);
+                        if !emitter.emit(e.rec_len as i64, e.name, e.ino.into(), t) {
                             return Ok(true);
                         }
                     } else {
-                        emitter.set_pos(emitter.pos().saturating_add(rec_len as i64));
+                        emitter.set_pos(emitter.pos().saturating_add(e.rec_len as i64));
                     }
-                    p = p.saturating_add(rec_len);
+                    p = p.saturating_add(e.rec_len);
                 }
                 Ok(false)
-            })??;
+            })()?;
             if done {
                 return Ok(());
             }
