@@ -10,8 +10,8 @@ hostile-image test looks for in the kernel log.
 import re
 import sys
 
-# Checks that no image can reach, and why (mount options' messages included). Everything else must be reached
-# by the fixed image set of make test.
+# Checks that no image can reach, and why (mount options' messages included).
+# Everything else must be reached by the fixed image set of make test.
 UNREACHABLE = {
     "unable to set blocksize":
         "sb_min_blocksize() fails only for a device whose logical block size is over PAGE_SIZE",

@@ -78,20 +78,14 @@ impl<T: FileSystem> Folio<T> {
         if !self.test_uptodate() {
             return Err(EIO);
         }
+        // A page at a time, each copied by `MappedBytes::read`.
         let mut done = 0;
         while done < buf.len() {
-            let off = offset + done;
-            let n = (bindings::PAGE_SIZE - off % bindings::PAGE_SIZE).min(buf.len() - done);
-            // SAFETY: The folio is valid and referenced, and `off` is within it.
-            let ptr = unsafe { bindings::kmap_local_folio(self.as_ptr(), off) };
-            // SAFETY: `ptr` maps the page containing `off` up to its end, which has at least `n`
-            // bytes; `buf[done..]` has room for `n` bytes. Concurrent writes to the page are
-            // outside Rust's memory model here: the copy is done by C, into memory only we use.
-            unsafe {
-                bindings::memcpy(buf[done..].as_mut_ptr().cast(), ptr.cast_const(), n);
-                bindings::kunmap_local(ptr);
-            }
-            done += n;
+            let rest = &mut buf[done..];
+            done += self.with_mapped(offset + done, |page| {
+                let n = page.len().min(rest.len());
+                page.read(0, &mut rest[..n]).map(|()| n)
+            })??;
         }
         Ok(())
     }

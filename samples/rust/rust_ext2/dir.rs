@@ -130,14 +130,12 @@ pub(crate) fn page_buf() -> Result<KVec<u8>> {
     Ok(KVec::from_elem(0u8, PAGE, GFP_KERNEL)?)
 }
 
-/// Copies page `n` of directory `dir` into `buf` (of [`page_buf`]), checking the page once
-/// (`ext2_get_folio`).
+/// Copies page `n` of directory `dir`, `folio`, into `buf` (of [`page_buf`]), checking the page
+/// once (`ext2_get_folio`).
 ///
 /// Entries are parsed from this copy, never from the page cache itself, which may change while
-/// it is read (`Folio::read`); the parsers check every bound anyway. Readdir reads whole pages
-/// this way: one copy per page costs less than a copy per entry.
-pub(crate) fn dir_page(dir: &INode<Ext2Fs>, n: u64, buf: &mut [u8]) -> Result {
-    let folio = dir.read_mapping_folio(n)?;
+/// it is read (`Folio::read`); the parsers check every bound anyway.
+fn copy_checked(dir: &INode<Ext2Fs>, n: u64, folio: &Folio<Ext2Fs>, buf: &mut [u8]) -> Result {
     if folio.size() != PAGE || buf.len() != PAGE {
         return Err(EIO);
     }
@@ -149,7 +147,15 @@ pub(crate) fn dir_page(dir: &INode<Ext2Fs>, n: u64, buf: &mut [u8]) -> Result {
     Ok(())
 }
 
-/// Returns page `n` of directory `dir`, checked (on a copy, by [`dir_page`]) if it was not yet,
+/// Copies page `n` of directory `dir` into `buf` (of [`page_buf`]), checked once
+/// ([`copy_checked`]). Readdir reads whole pages this way: one copy per page costs less than a
+/// copy per entry.
+pub(crate) fn dir_page(dir: &INode<Ext2Fs>, n: u64, buf: &mut [u8]) -> Result {
+    let folio = dir.read_mapping_folio(n)?;
+    copy_checked(dir, n, &folio, buf)
+}
+
+/// Returns page `n` of directory `dir`, checked (on a copy, [`copy_checked`]) if it was not yet,
 /// for reading in place with [`Folio::with_mapped`], [`header_at`] and [`name_matches`]: a
 /// lookup compares one name per entry, so copying the page would cost more than the search.
 pub(crate) fn dir_folio(dir: &INode<Ext2Fs>, n: u64) -> Result<ARef<Folio<Ext2Fs>>> {
@@ -158,7 +164,7 @@ pub(crate) fn dir_folio(dir: &INode<Ext2Fs>, n: u64) -> Result<ARef<Folio<Ext2Fs
         return Err(EIO);
     }
     if !folio.test_checked() {
-        dir_page(dir, n, &mut page_buf()?)?;
+        copy_checked(dir, n, &folio, &mut page_buf()?)?;
     }
     Ok(folio)
 }

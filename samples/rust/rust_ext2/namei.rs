@@ -32,8 +32,6 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
     }
     let mut n = start;
     loop {
-        // The page is read in place, as C does: a lookup compares one name per entry, so
-        // copying the page would cost more than the search.
         let folio = dir_folio(dir, n)?;
         let last = last_byte(dir, n);
         let found = folio.with_mapped(0, |page| -> Result<Option<u32>> {
