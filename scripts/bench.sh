@@ -1,5 +1,5 @@
 #!/bin/bash
-# make bench [QUICK=1] [REPS=5]: one boot of the base kernel; for each case
+# make bench [QUICK=1] [REPS=5] [CASES="find-stat tar"]: one boot of the base kernel; for each case
 # (tests/vm/90-bench.sh) C ext2 and rust_ext2 on the same 4 KiB-block image,
 # alternating; report median/min/max and the rust/C ratio of the medians as a
 # Markdown table in out/bench.md (and on stdout).
@@ -16,6 +16,8 @@ echo "$reps" > "$IMGDIR/expected/bench-reps"
 # PERF="getdents tar ...": also profile those cases (warm) with perf in the VM.
 # PERF_MODE=cold: profile cold runs (caches dropped before each) instead.
 echo "${PERF:-}" > "$IMGDIR/expected/bench-perf"
+# CASES="find-stat tar": only those cases.
+echo "${CASES:-}" > "$IMGDIR/expected/bench-cases"
 echo "${PERF_MODE:-warm}" > "$IMGDIR/expected/bench-perf-mode"
 [ -n "${PERF:-}" ] && export EXTRA_TOOLS=perf
 # One vCPU: the other host core is left to QEMU's I/O thread (less noise).
@@ -23,11 +25,12 @@ SMP=1 TESTS="90-bench" BOOT_TIMEOUT=14400 "$REPO/scripts/run-tests.sh" > "$out/r
 rc=$?
 console=$REPO/out/console.log
 grep '^@@BENCH ' "$console" > "$out/raw.txt"
+grep '^@@IO ' "$console" > "$out/io.txt"
 ko=$KBUILD_OUT/samples/rust/rust_ext2/rust_ext2.ko
 size_of() { llvm-size-19 "$@" 2>/dev/null | awk 'NR > 1 { t += $1 } END { print t }'; }
-python3 - "$out/raw.txt" "$(size_of "$ko")" "$(size_of "$KBUILD_OUT"/fs/ext2/*.o)" "${QUICK:-}" <<'PY' > "$REPO/out/bench.md"
+python3 - "$out/raw.txt" "$out/io.txt" "$(size_of "$ko")" "$(size_of "$KBUILD_OUT"/fs/ext2/*.o)" "${QUICK:-}" <<'PY' > "$REPO/out/bench.md"
 import statistics, sys
-raw, rust_text, c_text, quick = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+raw, io, rust_text, c_text, quick = sys.argv[1:6]
 res = {}
 check = {}
 for line in open(raw):
@@ -50,13 +53,29 @@ for case in order:
                                                      "" if same else " (DATA DIFFERS)",
                                                      min(r) / min(c)))
 print()
+# The disk reads of the cold runs: the same for every rep of a driver, or
+# shown as the range.
+ios = {}
+for line in open(io):
+    _, case, drv, n, sectors = line.split()
+    ios.setdefault((case, drv), []).append((int(n), int(sectors)))
+if ios:
+    print("| cold case | C ext2 reads (KiB) | rust_ext2 reads (KiB) |")
+    print("|---|---|---|")
+    rng = lambda v: "%d" % v[0] if min(v) == max(v) else "%d-%d" % (min(v), max(v))
+    cell = lambda v: "%s (%s)" % (rng([n for n, _ in v]), rng([s // 2 for _, s in v])) if v else "-"
+    for case in order:
+        if (case, "ext2") in ios or (case, "rust_ext2") in ios:
+            print("| %s | %s | %s |" % (case, cell(ios.get((case, "ext2"), [])),
+                                        cell(ios.get((case, "rust_ext2"), []))))
+    print()
 print("Text size: rust_ext2.ko %s bytes; C ext2 (built in, fs/ext2/*.o) %s bytes.%s" % (
     rust_text, c_text, " QUICK run: small data set, not representative." if quick == "1" else ""))
 PY
 if grep -q '^@@PERF ' "$console"; then
 	{
 		echo
-		echo "Profiles (perf record -e cpu-clock, ${PERF_MODE:-warm}, samples of the benchmark processes, symbols with >= 0.7%):"
+		echo "Profiles (perf record -e cpu-clock, ${PERF_MODE:-warm}, samples of the benchmark processes, symbols with >= 0.7%; percent of all samples, then sample count):"
 		echo '```'
 		grep '^@@PERF ' "$console" | sed 's/^@@PERF //'
 		echo '```'

@@ -106,6 +106,11 @@ __rust_helper void rust_helper_map_bh(struct buffer_head *bh,
 	map_bh(bh, sb, block);
 }
 
+__rust_helper void rust_helper_set_buffer_boundary(struct buffer_head *bh)
+{
+	set_buffer_boundary(bh);
+}
+
 __rust_helper unsigned int rust_helper_readahead_count(struct readahead_control *rac)
 {
 	return readahead_count(rac);

@@ -9,7 +9,10 @@ modprobe rust_ext2
 dev=$(disk bench)
 reps=$(cat /expected/bench-reps 2>/dev/null || echo 5)
 mkdir -p /mnt/b
-cases="seq-read holes-read rand-read find-stat getdents tar"
+cases=$(cat /expected/bench-cases 2>/dev/null || true)
+[ -n "$cases" ] || cases="seq-read holes-read rand-read find-stat getdents tar"
+# reads completed and sectors read on the image's disk so far
+disk_reads() { awk '{ print $1, $3 }' "/sys/block/${dev#/dev/}/stat"; }
 WARM_LOOPS=50
 cmd() { # CASE cold|warm
 	local loops=1
@@ -30,8 +33,12 @@ while [ $r -le "$reps" ]; do
 		for drv in $order; do
 			mount -t $drv -o ro "$dev" /mnt/b
 			sync; echo 3 > /proc/sys/vm/drop_caches
+			set -- $(disk_reads)
+			ios=$1 sectors=$2
 			set -- $(cmd $c cold)
 			echo "@@BENCH $c $drv cold $2 $4:$6" > /dev/console
+			set -- $(disk_reads)
+			echo "@@IO $c $drv $(($1 - ios)) $(($2 - sectors))" > /dev/console
 			set -- $(cmd $c warm)
 			echo "@@BENCH $c $drv warm $2 $4:$6" > /dev/console
 			umount /mnt/b
@@ -63,9 +70,13 @@ if [ -n "$perf_cases" ] && command -v perf > /dev/null; then
 			while pidof perf > /dev/null && [ $w -lt 60 ]; do sleep 1; w=$((w + 1)); done
 			sed "s/^/@@PERF $c $drv record: /" /tmp/perf.log > /dev/console
 			umount /mnt/b
-			perf report -i /tmp/perf.data --stdio --comms benchtool,tar,cat --sort sym \
+			perf report -i /tmp/perf.data --stdio -n --comms benchtool,tar,cat --sort sym \
 				--percent-limit 0.7 2>&1 | grep -v '^#' | grep -v '^$' |
 				head -40 | sed "s/^/@@PERF $c $drv /" > /dev/console
+			# Where all the samples went (idle is the time spent waiting).
+			perf report -i /tmp/perf.data --stdio -n --sort comm --percent-limit 1 2>&1 |
+				grep -v '^#' | grep -v '^$' | head -10 |
+				sed "s/^/@@PERF $c $drv comm /" > /dev/console
 		done
 	done
 fi

@@ -9,7 +9,8 @@
 // patch: iomap
 use super::iomap;
 // patch: end
-use super::{file::File, inode::INode, inode::NewINode, FileSystem};
+use super::file::{DirEmitter, DirEntryType, File, Offset};
+use super::{inode::INode, inode::NewINode, FileSystem};
 use crate::error::{code::*, from_err_ptr, from_result, Result};
 use crate::prelude::*;
 use crate::sync::aref::{ARef, AlwaysRefCounted};
@@ -129,9 +130,13 @@ impl<T: FileSystem> Folio<T> {
 ///
 /// The page cache may be written while it is read (through a shared mapping of the file, or
 /// through the block device for buffer cache folios), so no Rust reference to these bytes is
-/// ever made: every access copies, with C `memcpy` or compares with C `memcmp`, into or against
-/// memory the caller owns, as [`Folio::read`] does. Two reads of the same bytes may differ, so
-/// a caller that checked some bytes must still bound every value it reads again.
+/// ever made. Runs of bytes are copied with C `memcpy` into memory the caller owns
+/// ([`MappedBytes::read`]) or handed to C ([`DirEmitter::emit_mapped`]); the few bytes of a
+/// field ([`MappedBytes::array`]) and names being compared ([`MappedBytes::matches`]) are read
+/// one at a time with volatile loads, which stand for C's `READ_ONCE` (as upstream
+/// `File::flags` does): a racing write gives old or new bytes, never undefined behaviour. Two
+/// reads of the same bytes may differ, so a caller that checked some bytes must still bound
+/// every value it reads again.
 ///
 /// # Invariants
 ///
@@ -178,25 +183,68 @@ impl MappedBytes<'_> {
         Ok(())
     }
 
-    /// Returns a copy of the `N` bytes at `offset`.
+    /// Returns a copy of the `N` bytes at `offset`, read with volatile loads (no call: for the
+    /// fields of on-disk records): a 32-bit load for each four bytes if they are aligned for
+    /// it, else a load per byte.
     ///
     /// Fails with `EINVAL` if they are not within the mapped bytes.
     #[inline]
     pub fn array<const N: usize>(&self, offset: usize) -> Result<[u8; N]> {
+        let src = self.range(offset, N)?;
         let mut a = [0u8; N];
-        self.read(offset, &mut a)?;
+        if N % 4 == 0 && src.cast::<u32>().is_aligned() {
+            let (words, dst) = (src.cast::<u32>(), a.as_mut_ptr().cast::<u32>());
+            for k in 0..N / 4 {
+                // SAFETY: By the type invariants and `range`, `src` has `N` mapped bytes, which
+                // are `N / 4` aligned words, and `k < N / 4`; so does `a`, ours, written
+                // unaligned. The load is volatile, as `READ_ONCE`: a concurrent write to the page
+                // gives the old or the new word.
+                unsafe { dst.add(k).write_unaligned(words.add(k).read_volatile()) };
+            }
+        } else {
+            for (k, b) in a.iter_mut().enumerate() {
+                // SAFETY: As above, `src` has `N` mapped bytes, and `k < N`.
+                *b = unsafe { src.add(k).read_volatile() };
+            }
+        }
         Ok(a)
     }
 
     /// Returns whether the bytes at `offset` are `bytes`; `false` if they are not all within the
-    /// mapped bytes.
+    /// mapped bytes. The mapped bytes are read with volatile loads, as in [`Self::array`].
     #[inline]
     pub fn matches(&self, offset: usize, bytes: &[u8]) -> bool {
         let Ok(src) = self.range(offset, bytes.len()) else {
             return false;
         };
-        // SAFETY: As in `read`: `src` has `bytes.len()` mapped bytes, compared by C.
-        unsafe { bindings::memcmp(src.cast(), bytes.as_ptr().cast(), bytes.len()) == 0 }
+        bytes.iter().enumerate().all(|(k, &b)| {
+            // SAFETY: As in `array`: `src` has `bytes.len()` mapped bytes and `k` is below that.
+            unsafe { src.add(k).read_volatile() == b }
+        })
+    }
+}
+
+impl DirEmitter {
+    /// Emits a directory entry whose name is the `len` bytes at `offset` of a mapped page (see
+    /// [`DirEmitter::emit`]): the name is read by C (`filldir` copies it to the user) in place,
+    /// without a copy of its own.
+    ///
+    /// Fails with `EINVAL` if the name is not within the mapped bytes; otherwise returns what
+    /// [`DirEmitter::emit`] returns.
+    #[inline]
+    pub fn emit_mapped(
+        &mut self,
+        pos_inc: Offset,
+        page: &MappedBytes<'_>,
+        offset: usize,
+        len: usize,
+        ino: u64,
+        etype: DirEntryType,
+    ) -> Result<bool> {
+        let name = page.range(offset, len)?;
+        // SAFETY: By the invariants of `MappedBytes` and `range`, `name` has `len` mapped bytes
+        // during the call, and only C reads them.
+        Ok(unsafe { self.emit_raw(pos_inc, name, len, ino, etype) })
     }
 }
 
@@ -532,6 +580,21 @@ const INVALIDATE_FOLIO: Option<unsafe extern "C" fn(*mut bindings::folio, usize,
 #[cfg(not(CONFIG_BUFFER_HEAD))]
 const INVALIDATE_FOLIO: Option<unsafe extern "C" fn(*mut bindings::folio, usize, usize)> = None;
 
+/// Device blocks that logical blocks of a file map to: what [`BlockMapper::map_blocks`] returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockRun {
+    /// The device block the first logical block maps to.
+    pub block: u64,
+    /// The number of logical blocks, from the first, that map to contiguous device blocks from
+    /// `block` on (at least 1, at most the `max` asked for; other values are clamped).
+    pub count: usize,
+    /// Whether the block after the run is mapped through metadata the mapper has not read yet,
+    /// such as the next indirect block (`set_buffer_boundary`, as `ext2_get_block` does at the
+    /// end of an indirect block): the `mpage` readers then submit the blocks gathered so far
+    /// before they map on, so that the metadata read can join them on the device.
+    pub boundary: bool,
+}
+
 /// Maps logical blocks of a file to blocks of the device, for the generic `mpage` readers.
 ///
 /// This is the Rust side of a C `get_block_t` used for reading.
@@ -541,13 +604,13 @@ pub trait BlockMapper {
 
     /// Maps logical block `iblock` of `inode` to a device block.
     ///
-    /// Returns `None` for a hole, or the device block number and the number of contiguous blocks
-    /// (at least 1, at most `max`) that follow it on the device.
+    /// Returns `None` for a hole, or the run of device blocks that `iblock` and the at most
+    /// `max - 1` logical blocks after it map to.
     fn map_blocks(
         inode: &INode<Self::FileSystem>,
         iblock: u64,
         max: usize,
-    ) -> Result<Option<(u64, usize)>>;
+    ) -> Result<Option<BlockRun>>;
 }
 
 /// # Safety
@@ -578,12 +641,16 @@ unsafe extern "C" fn get_block_callback<M: BlockMapper>(
             )
         };
         let max = (want >> bits).max(1);
-        if let Some((block, count)) = M::map_blocks(inode, iblock, max)? {
-            let count = count.clamp(1, max);
+        if let Some(run) = M::map_blocks(inode, iblock, max)? {
+            let count = run.count.clamp(1, max);
             // SAFETY: `bh` and `sb` are valid. `map_bh` sets the device, block number and size.
             unsafe {
-                bindings::map_bh(bh, sb, block);
+                bindings::map_bh(bh, sb, run.block);
                 (*bh).b_size = count << bits;
+                // A clamped run does not reach the boundary.
+                if run.boundary && run.count <= max {
+                    bindings::set_buffer_boundary(bh);
+                }
             }
         }
         Ok(0)
@@ -683,10 +750,10 @@ impl<T: FileSystem> iomap::Ops<T> {
                         iomap.addr = u64::MAX;
                         iomap.length = 1 << bits;
                     }
-                    Some((block, count)) => {
-                        let count = count.clamp(1, max) as u64;
+                    Some(run) => {
+                        let count = run.count.clamp(1, max) as u64;
                         iomap.type_ = bindings::IOMAP_MAPPED as u16;
-                        let Some(addr) = block.checked_mul(1 << bits) else {
+                        let Some(addr) = run.block.checked_mul(1 << bits) else {
                             return EIO.to_errno();
                         };
                         iomap.addr = addr;

@@ -23,14 +23,6 @@ pub(crate) fn rec_len_for(len: u8) -> usize {
     n & !3
 }
 
-/// A directory entry inside a directory block.
-pub(crate) struct DirEntry<'a> {
-    pub(crate) ino: u32,
-    pub(crate) rec_len: usize,
-    pub(crate) file_type: u8,
-    pub(crate) name: &'a [u8],
-}
-
 /// Decodes `rec_len` (`ext2_rec_len_from_disk`): with 64 KiB pages (and so possibly 64 KiB
 /// blocks), 65535 stands for 65536.
 fn rec_len_from_disk(v: u16) -> usize {
@@ -125,47 +117,30 @@ fn check_page(dir: &INode<Ext2Fs>, pos: u64, d: &[u8]) -> Result {
     Ok(())
 }
 
-/// Returns a buffer for [`dir_page`].
-pub(crate) fn page_buf() -> Result<KVec<u8>> {
-    Ok(KVec::from_elem(0u8, PAGE, GFP_KERNEL)?)
-}
-
-/// Copies page `n` of directory `dir`, `folio`, into `buf` (of [`page_buf`]), checking the page
-/// once (`ext2_get_folio`).
+/// Checks page `n` of directory `dir`, `folio`, once (`ext2_get_folio`, `PG_checked`).
 ///
-/// Entries are parsed from this copy, never from the page cache itself, which may change while
-/// it is read (`Folio::read`); the parsers check every bound anyway.
-fn copy_checked(dir: &INode<Ext2Fs>, n: u64, folio: &Folio<Ext2Fs>, buf: &mut [u8]) -> Result {
-    if folio.size() != PAGE || buf.len() != PAGE {
-        return Err(EIO);
+/// The check runs on a copy, never on the page cache itself, which may change while it is read
+/// (`Folio::read`); the readers of a checked page bound every value they read anyway.
+fn check_once(dir: &INode<Ext2Fs>, n: u64, folio: &Folio<Ext2Fs>) -> Result {
+    if folio.test_checked() {
+        return Ok(());
     }
-    folio.read(0, buf)?;
-    if !folio.test_checked() {
-        check_page(dir, n.saturating_mul(PAGE as u64), buf)?;
-        folio.set_checked();
-    }
+    let mut buf = KVec::from_elem(0u8, PAGE, GFP_KERNEL)?;
+    folio.read(0, &mut buf)?;
+    check_page(dir, n.saturating_mul(PAGE as u64), &buf)?;
+    folio.set_checked();
     Ok(())
 }
 
-/// Copies page `n` of directory `dir` into `buf` (of [`page_buf`]), checked once
-/// ([`copy_checked`]). Readdir reads whole pages this way: one copy per page costs less than a
-/// copy per entry.
-pub(crate) fn dir_page(dir: &INode<Ext2Fs>, n: u64, buf: &mut [u8]) -> Result {
-    let folio = dir.read_mapping_folio(n)?;
-    copy_checked(dir, n, &folio, buf)
-}
-
-/// Returns page `n` of directory `dir`, checked (on a copy, [`copy_checked`]) if it was not yet,
-/// for reading in place with [`Folio::with_mapped`], [`header_at`] and [`name_matches`]: a
-/// lookup compares one name per entry, so copying the page would cost more than the search.
+/// Returns page `n` of directory `dir`, checked ([`check_once`]), for reading in place with
+/// [`Folio::with_mapped`], [`header_at`], [`name_matches`] and
+/// [`DirEmitter::emit_mapped`](kernel::fs::file::DirEmitter::emit_mapped).
 pub(crate) fn dir_folio(dir: &INode<Ext2Fs>, n: u64) -> Result<ARef<Folio<Ext2Fs>>> {
     let folio = dir.read_mapping_folio(n)?;
     if folio.size() != PAGE {
         return Err(EIO);
     }
-    if !folio.test_checked() {
-        copy_checked(dir, n, &folio, &mut page_buf()?)?;
-    }
+    check_once(dir, n, &folio)?;
     Ok(folio)
 }
 
@@ -198,19 +173,6 @@ pub(crate) fn name_matches(
 pub(crate) fn last_byte(dir: &INode<Ext2Fs>, n: u64) -> usize {
     let size = dir.size().max(0) as u64;
     (size.saturating_sub(n.saturating_mul(PAGE as u64))).min(PAGE as u64) as usize
-}
-
-/// Returns the entry at byte `offs` of a checked directory block.
-#[inline]
-pub(crate) fn entry_at(data: &[u8], offs: usize) -> DirEntry<'_> {
-    let name_len = usize::from(byte(data, offs.saturating_add(6)));
-    let name = offs.saturating_add(DIR_ENTRY_HEADER);
-    DirEntry {
-        ino: le32(data, offs),
-        rec_len: rec_len_from_disk(le16(data, offs.saturating_add(4))),
-        file_type: byte(data, offs.saturating_add(7)),
-        name: data.get(name..name.saturating_add(name_len)).unwrap_or(&[]),
-    }
 }
 
 /// Number of pages of directory `dir` (`dir_pages`).
@@ -261,10 +223,9 @@ impl FileOperations for DirOps {
         }
         let mut n = pos >> PAGE_SHIFT;
         let mut offset = (pos & PAGE_MASK) as usize;
-        let mut buf = page_buf()?;
         while n < dir_pages(dir) {
-            match dir_page(dir, n, &mut buf) {
-                Ok(()) => {}
+            let folio = match dir_folio(dir, n) {
+                Ok(folio) => folio,
                 Err(e) => {
                     pr_err!("error: ext2_readdir: bad page in #{}\n", dir.ino());
                     emitter.set_pos(
@@ -274,18 +235,17 @@ impl FileOperations for DirOps {
                     );
                     return Err(e);
                 }
-            }
+            };
             let last = last_byte(dir, n);
-            let d = &buf[..];
-            let done = (|| -> Result<bool> {
+            // The page is read in place: each header with `header_at`, each name by the emitter.
+            let done = folio.with_mapped(0, |page| -> Result<bool> {
                 // Resume at the first record at or after `offset` (`ext2_validate_entry`).
                 let mut p = offset & !chunk.saturating_sub(1);
                 while p < offset {
-                    let rl = entry_at(d, p).rec_len;
-                    if rl == 0 {
-                        break;
+                    match header_at(page, p) {
+                        Ok((_, rl, _, _)) if rl != 0 => p = p.saturating_add(rl),
+                        _ => break,
                     }
-                    p = p.saturating_add(rl);
                 }
                 // `offset_in_page`: an offset inside the last record of a page wraps to the
                 // start of the page, which C then lists again.
@@ -294,23 +254,27 @@ impl FileOperations for DirOps {
                     emitter.set_pos((n << PAGE_SHIFT).saturating_add(p as u64) as i64);
                 }
                 while p.saturating_add(rec_len_for(1)) <= last {
-                    let e = entry_at(d, p);
-                    if e.rec_len == 0 {
+                    let (ino, rec_len, name_len, file_type) = header_at(page, p)?;
+                    if rec_len == 0 {
                         pr_err!("error: ext2_readdir: zero-length directory entry\n");
                         return Err(EIO);
                     }
-                    if e.ino != 0 {
-                        let t = dirent_type(has_filetype, e.file_type);
-                        if !emitter.emit(e.rec_len as i64, e.name, e.ino.into(), t) {
+                    if ino != 0 {
+                        let t = dirent_type(has_filetype, file_type);
+                        let name = p.saturating_add(DIR_ENTRY_HEADER);
+                        let emitted = emitter
+                            .emit_mapped(rec_len as i64, page, name, name_len, ino.into(), t)
+                            .map_err(|_| EIO)?;
+                        if !emitted {
                             return Ok(true);
                         }
                     } else {
-                        emitter.set_pos(emitter.pos().saturating_add(e.rec_len as i64));
+                        emitter.set_pos(emitter.pos().saturating_add(rec_len as i64));
                     }
-                    p = p.saturating_add(e.rec_len);
+                    p = p.saturating_add(rec_len);
                 }
                 Ok(false)
-            })()?;
+            })??;
             if done {
                 return Ok(());
             }

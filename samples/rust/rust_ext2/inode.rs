@@ -5,7 +5,7 @@
 use crate::defs::{self, le16, le32};
 use crate::superblock::{Ext2Fs, Ext2Sb};
 use crate::{dir, namei, symlink, xattr};
-use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, LockedFolio};
+use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, BlockRun, LockedFolio};
 use kernel::fs::dentry::DEntry;
 use kernel::fs::file::File;
 use kernel::fs::inode::{
@@ -109,19 +109,13 @@ impl INodeOperations for SpecialOps {
 /// The user-visible on-disk flags as `statx` attributes (`ext2_getattr`).
 pub(crate) fn getattr(inode: &INode<Ext2Fs>, stat: &mut Stat<'_>) -> Result {
     let flags = inode.data().flags & defs::fl::USER_VISIBLE;
-    let mut attributes = 0;
-    for (fl, attr) in [
-        (defs::fl::APPEND, statx_attr::APPEND),
-        (defs::fl::COMPR, statx_attr::COMPRESSED),
-        (defs::fl::IMMUTABLE, statx_attr::IMMUTABLE),
-        (defs::fl::NODUMP, statx_attr::NODUMP),
-    ] {
-        if flags & fl != 0 {
-            attributes |= attr;
-        }
-    }
+    // Tested flag by flag, as C does (this runs for every `stat`).
+    let attr = |fl: u32, attr: u64| if flags & fl != 0 { attr } else { 0 };
     stat.add_attributes(
-        attributes,
+        attr(defs::fl::APPEND, statx_attr::APPEND)
+            | attr(defs::fl::COMPR, statx_attr::COMPRESSED)
+            | attr(defs::fl::IMMUTABLE, statx_attr::IMMUTABLE)
+            | attr(defs::fl::NODUMP, statx_attr::NODUMP),
         statx_attr::APPEND
             | statx_attr::COMPRESSED
             | statx_attr::ENCRYPTED
@@ -141,19 +135,12 @@ pub(crate) fn fileattr_get(dentry: &DEntry<Ext2Fs>, fa: &mut FileAttr<'_>) -> Re
 
 /// The VFS flags that the on-disk flags ask for (`ext2_set_inode_flags`).
 fn vfs_flags(flags: u32) -> Flags {
-    let mut f = Flags::NONE;
-    for (fl, vfs) in [
-        (defs::fl::SYNC, Flags::SYNC),
-        (defs::fl::APPEND, Flags::APPEND),
-        (defs::fl::IMMUTABLE, Flags::IMMUTABLE),
-        (defs::fl::NOATIME, Flags::NOATIME),
-        (defs::fl::DIRSYNC, Flags::DIRSYNC),
-    ] {
-        if flags & fl != 0 {
-            f |= vfs;
-        }
-    }
-    f
+    let vfs = |fl: u32, vfs: Flags| if flags & fl != 0 { vfs } else { Flags::NONE };
+    vfs(defs::fl::SYNC, Flags::SYNC)
+        | vfs(defs::fl::APPEND, Flags::APPEND)
+        | vfs(defs::fl::IMMUTABLE, Flags::IMMUTABLE)
+        | vfs(defs::fl::NOATIME, Flags::NOATIME)
+        | vfs(defs::fl::DIRSYNC, Flags::DIRSYNC)
 }
 
 #[vtable]
@@ -183,7 +170,7 @@ pub(crate) struct Mapper;
 impl BlockMapper for Mapper {
     type FileSystem = Ext2Fs;
 
-    fn map_blocks(inode: &INode<Ext2Fs>, iblock: u64, max: usize) -> Result<Option<(u64, usize)>> {
+    fn map_blocks(inode: &INode<Ext2Fs>, iblock: u64, max: usize) -> Result<Option<BlockRun>> {
         map_blocks(inode, iblock, max)
     }
 }
@@ -219,21 +206,22 @@ const WINDOW: usize = 64;
 
 /// Maps logical block `iblock` of `inode` (`ext2_block_to_path` + `ext2_get_branch`).
 ///
-/// Returns `None` for holes, or the device block and the number of contiguous device blocks (at
-/// most `max`) that the following logical blocks map to.
+/// Returns `None` for holes, or the device block, the number of contiguous device blocks (at
+/// most `max`) that the following logical blocks map to, and whether the run reaches the end of
+/// its block array.
 ///
 /// The arithmetic cannot overflow: `blocksize_bits` is 10 to 16 (checked by `fill_super`), so
 /// `ptrs_bits` is 8 to 14, `ptrs` at most 2^14 and `ptrs * ptrs` at most 2^28; every subtraction
 /// from `i` follows the comparison that keeps it non-negative, shifts are by less than 64 bits,
-/// `start + n` is below `len` (at most 2^14) plus one, `off * 4` below 2^16 and `level` is below
-/// `depth` (at least 1); in an indirect block `base <= off + n < ptrs` (at most 2^14) and `have`
-/// (at most `WINDOW`) is the number of entries read from `base` on.
+/// `off + n` is at most `EXT2_NDIR_BLOCKS` or `ptrs` (at most 2^14), `off * 4` below 2^16 and
+/// `level` is below `depth` (at least 1); in an indirect block `base <= off + n < ptrs` and
+/// `have` (at most `WINDOW`) is the number of entries read from `base` on.
 #[allow(clippy::arithmetic_side_effects)]
 pub(crate) fn map_blocks(
     inode: &INode<Ext2Fs>,
     iblock: u64,
     max: usize,
-) -> Result<Option<(u64, usize)>> {
+) -> Result<Option<BlockRun>> {
     let sb = inode.super_block();
     let s = sb.data();
     let data = inode.data();
@@ -276,23 +264,28 @@ pub(crate) fn map_blocks(
         }
     }
 
-    let leaf_count = |arr: &dyn Fn(usize) -> u32, len: usize, start: usize, first: u32| {
-        let mut n = 1;
-        while n < max && start + n < len && arr(start + n) == first.wrapping_add(n as u32) {
-            n += 1;
-        }
-        n
-    };
-
+    // As `ext2_get_blocks`: the run ends at the last entry of `i_block`'s direct blocks or of
+    // the leaf indirect block (`blocks_to_boundary`), where the next block is mapped through an
+    // indirect block that may have to be read; reaching it is the boundary.
     if depth == 1 {
-        let b = data.block[path[0]];
+        let off = path[0];
+        let b = data.block[off];
         if b == 0 {
             return Ok(None);
         }
         check_block(inode, b)?;
-        let get = |k: usize| data.block.get(k).copied().unwrap_or(0);
-        let n = leaf_count(&get, defs::EXT2_NDIR_BLOCKS, path[0], b);
-        return Ok(Some((b.into(), n)));
+        let mut n = 1;
+        while n < max
+            && off + n < defs::EXT2_NDIR_BLOCKS
+            && data.block[off + n] == b.wrapping_add(n as u32)
+        {
+            n += 1;
+        }
+        return Ok(Some(BlockRun {
+            block: b.into(),
+            count: n,
+            boundary: off + n == defs::EXT2_NDIR_BLOCKS,
+        }));
     }
 
     let mut b = data.block[path[0]];
@@ -304,32 +297,37 @@ pub(crate) fn map_blocks(
         let bh = sb.bread(b.into())?;
         // Only the entries needed are copied out of the buffer (`buffer::Head::read`): the one at
         // `off` and, at the leaf level, the run that follows it, `WINDOW` entries at a time.
+        let mut entry = [0u8; 4];
+        bh.read(off * 4, &mut entry).map_err(|_| EIO)?;
+        let next = u32::from_le_bytes(entry);
+        if level < depth - 1 {
+            b = next;
+            continue;
+        }
+        if next == 0 {
+            return Ok(None);
+        }
+        check_block(inode, next)?;
         let ptrs = ptrs as usize;
         let mut win = [0u8; 4 * WINDOW];
-        let mut base = off;
-        let mut have = (ptrs - base).min(WINDOW);
-        bh.read(base * 4, &mut win[..have * 4]).map_err(|_| EIO)?;
-        let next = le32(&win, 0);
-        if level == depth - 1 {
-            if next == 0 {
-                return Ok(None);
+        let (mut base, mut have) = (off + 1, 0);
+        let mut n = 1;
+        while n < max && off + n < ptrs {
+            if off + n - base == have {
+                base = off + n;
+                have = (ptrs - base).min(WINDOW);
+                bh.read(base * 4, &mut win[..have * 4]).map_err(|_| EIO)?;
             }
-            check_block(inode, next)?;
-            let mut n = 1;
-            while n < max && off + n < ptrs {
-                if off + n - base == have {
-                    base = off + n;
-                    have = (ptrs - base).min(WINDOW);
-                    bh.read(base * 4, &mut win[..have * 4]).map_err(|_| EIO)?;
-                }
-                if le32(&win, (off + n - base) * 4) != next.wrapping_add(n as u32) {
-                    break;
-                }
-                n += 1;
+            if le32(&win, (off + n - base) * 4) != next.wrapping_add(n as u32) {
+                break;
             }
-            return Ok(Some((next.into(), n)));
+            n += 1;
         }
-        b = next;
+        return Ok(Some(BlockRun {
+            block: next.into(),
+            count: n,
+            boundary: off + n == ptrs,
+        }));
     }
     Ok(None)
 }

@@ -57,8 +57,8 @@ impl INodeOperations for SlowSymlink {
         while target.len() < len {
             let want = len.saturating_sub(target.len()).min(bs);
             match map_blocks(inode, n, 1)? {
-                Some((phys, _)) => {
-                    let bh = sb.bread(phys)?;
+                Some(run) => {
+                    let bh = sb.bread(run.block)?;
                     let start = target.len();
                     target.resize(start.saturating_add(want), 0, GFP_KERNEL)?;
                     bh.read(0, &mut target[start..]).map_err(|_| EIO)?;

@@ -115,7 +115,26 @@ impl DirEmitter {
     /// leave the position where it is, so the next call resumes with this entry.
     #[inline]
     pub fn emit(&mut self, pos_inc: Offset, name: &[u8], ino: u64, etype: DirEntryType) -> bool {
-        let Ok(name_len) = i32::try_from(name.len()) else {
+        // SAFETY: `name` is valid for reads of `name.len()` bytes during the call.
+        unsafe { self.emit_raw(pos_inc, name.as_ptr(), name.len(), ino, etype) }
+    }
+
+    /// Emits a directory entry whose name is the `len` bytes at `name`: see [`Self::emit`].
+    ///
+    /// # Safety
+    ///
+    /// `name` must be valid for reads of `len` bytes during the call. The bytes are read only by
+    /// C (the `filldir` actor), so they may change while they are read.
+    #[inline]
+    pub(crate) unsafe fn emit_raw(
+        &mut self,
+        pos_inc: Offset,
+        name: *const u8,
+        len: usize,
+        ino: u64,
+        etype: DirEntryType,
+    ) -> bool {
+        let Ok(name_len) = i32::try_from(len) else {
             return false;
         };
         let Some(new_pos) = self.0.pos.checked_add(pos_inc) else {
@@ -129,11 +148,12 @@ impl DirEmitter {
         let dt_mask = bindings::S_DT_MASK | self.0.dt_flags_mask;
         let pos = self.0.pos;
         // SAFETY: `self.0` is a valid `dir_context` (the VFS passed it to `iterate_shared`) whose
-        // `actor` takes these arguments, and `name` is valid for `name_len` bytes during the call.
+        // `actor` takes these arguments, and `name` is valid for `name_len` bytes during the call
+        // (safety requirements).
         let ret = unsafe {
             actor(
                 &mut self.0,
-                name.as_ptr().cast(),
+                name.cast(),
                 name_len,
                 pos,
                 ino,
