@@ -53,21 +53,23 @@ for case in order:
                                                      "" if same else " (DATA DIFFERS)",
                                                      min(r) / min(c)))
 print()
-# The disk reads of the cold runs: the same for every rep of a driver, or
-# shown as the range.
+# The disk reads of the cold runs (the same for every rep of a driver, or shown
+# as the range) and their CPU time (user + system, median): what is not CPU
+# time is waiting, mostly for the disk.
 ios = {}
 for line in open(io):
-    _, case, drv, n, sectors = line.split()
-    ios.setdefault((case, drv), []).append((int(n), int(sectors)))
+    _, case, drv, n, sectors, cpu = line.split()
+    ios.setdefault((case, drv), []).append((int(n), int(sectors), float(cpu)))
 if ios:
-    print("| cold case | C ext2 reads (KiB) | rust_ext2 reads (KiB) |")
-    print("|---|---|---|")
+    print("| cold case | C ext2 reads (KiB) | rust_ext2 reads (KiB) | C ext2 CPU s | rust_ext2 CPU s |")
+    print("|---|---|---|---|---|")
     rng = lambda v: "%d" % v[0] if min(v) == max(v) else "%d-%d" % (min(v), max(v))
-    cell = lambda v: "%s (%s)" % (rng([n for n, _ in v]), rng([s // 2 for _, s in v])) if v else "-"
+    cell = lambda v: "%s (%s)" % (rng([n for n, _, _ in v]), rng([s // 2 for _, s, _ in v])) if v else "-"
+    cpu = lambda v: "%.3f" % statistics.median([c for _, _, c in v]) if v else "-"
     for case in order:
-        if (case, "ext2") in ios or (case, "rust_ext2") in ios:
-            print("| %s | %s | %s |" % (case, cell(ios.get((case, "ext2"), [])),
-                                        cell(ios.get((case, "rust_ext2"), []))))
+        c, r = ios.get((case, "ext2"), []), ios.get((case, "rust_ext2"), [])
+        if c or r:
+            print("| %s | %s | %s | %s | %s |" % (case, cell(c), cell(r), cpu(c), cpu(r)))
     print()
 print("Text size: rust_ext2.ko %s bytes; C ext2 (built in, fs/ext2/*.o) %s bytes.%s" % (
     rust_text, c_text, " QUICK run: small data set, not representative." if quick == "1" else ""))

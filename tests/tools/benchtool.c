@@ -2,7 +2,8 @@
 /*
  * benchtool: the timed workloads of make bench. Each prints the elapsed
  * wall-clock time in seconds (CLOCK_MONOTONIC) as "time SECONDS", plus a
- * checksum of what it read so that both drivers are seen doing the same work.
+ * checksum of what it read so that both drivers are seen doing the same work,
+ * and the CPU time (user + system) of it and its children as "cpu SECONDS".
  *
  *   benchtool seq FILE            read FILE sequentially, 1 MiB reads
  *   benchtool rand FILE SEED N [L] N 4 KiB preads at seeded random offsets,
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -30,6 +32,21 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* user + system time of this process and its waited-for children, seconds */
+static double cpu(void)
+{
+	struct rusage self, children;
+	double t = 0;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &children);
+	t += self.ru_utime.tv_sec + self.ru_utime.tv_usec / 1e6;
+	t += self.ru_stime.tv_sec + self.ru_stime.tv_usec / 1e6;
+	t += children.ru_utime.tv_sec + children.ru_utime.tv_usec / 1e6;
+	t += children.ru_stime.tv_sec + children.ru_stime.tv_usec / 1e6;
+	return t;
 }
 
 static uint64_t sum;
@@ -83,7 +100,7 @@ static void statwalk(const char *path)
 int main(int argc, char **argv)
 {
 	static unsigned char buf[1 << 20];
-	double t0;
+	double t0, c0;
 	ssize_t n;
 	int fd;
 
@@ -92,6 +109,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	t0 = now();
+	c0 = cpu();
 	if (!strcmp(argv[1], "seq")) {
 		fd = open(argv[2], O_RDONLY);
 		if (fd < 0)
@@ -146,6 +164,7 @@ int main(int argc, char **argv)
 	} else {
 		return 2;
 	}
-	printf("time %.6f count %lu sum %llx\n", now() - t0, count, (unsigned long long)sum);
+	printf("time %.6f count %lu sum %llx cpu %.6f\n", now() - t0, count,
+	       (unsigned long long)sum, cpu() - c0);
 	return 0;
 }

@@ -37,8 +37,9 @@ while [ $r -le "$reps" ]; do
 			ios=$1 sectors=$2
 			set -- $(cmd $c cold)
 			echo "@@BENCH $c $drv cold $2 $4:$6" > /dev/console
+			cpu=$8
 			set -- $(disk_reads)
-			echo "@@IO $c $drv $(($1 - ios)) $(($2 - sectors))" > /dev/console
+			echo "@@IO $c $drv $(($1 - ios)) $(($2 - sectors)) $cpu" > /dev/console
 			set -- $(cmd $c warm)
 			echo "@@BENCH $c $drv warm $2 $4:$6" > /dev/console
 			umount /mnt/b

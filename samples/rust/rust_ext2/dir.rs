@@ -2,7 +2,7 @@
 
 //! Directories: `ext2_dir_entry_2` records, their checks and readdir (`fs/ext2/dir.c`).
 
-use crate::defs::{self, byte, le16, le32};
+use crate::defs;
 use crate::superblock::Ext2Fs;
 use kernel::fs::address_space::{Folio, MappedBytes};
 use kernel::fs::file::{self, DirEmitter, DirEntryType, File, FileOperations};
@@ -55,10 +55,10 @@ fn bad_dir(dir: &INode<Ext2Fs>, what: core::fmt::Arguments<'_>) -> Error {
 /// `rec_len` (at most 2^16), `chunk` is the block size (at least 1024), and `rec_len` is at least
 /// `rec_len_for(1)` where `offs + rec_len - 1` is computed.
 #[allow(clippy::arithmetic_side_effects)]
-fn check_page(dir: &INode<Ext2Fs>, pos: u64, d: &[u8]) -> Result {
+fn check_page(dir: &INode<Ext2Fs>, pos: u64, page: &MappedBytes<'_>) -> Result {
     let s = dir.super_block().data();
     let chunk = s.block_size as usize;
-    let size = dir.size().max(0) as u64;
+    let size = dir_size(dir);
     let mut limit = PAGE;
     if size < pos + PAGE as u64 {
         limit = (size - pos) as usize;
@@ -74,14 +74,12 @@ fn check_page(dir: &INode<Ext2Fs>, pos: u64, d: &[u8]) -> Result {
     }
     let mut offs = 0;
     while offs + rec_len_for(1) <= limit {
-        let rec_len = rec_len_from_disk(le16(d, offs + 4));
-        let name_len = byte(d, offs + 6);
-        let ino = le32(d, offs);
+        let (ino, rec_len, name_len, _) = header_at(page, offs)?;
         let err = if rec_len < rec_len_for(1) {
             Some("rec_len is smaller than minimal")
         } else if rec_len & 3 != 0 {
             Some("unaligned directory entry")
-        } else if rec_len < rec_len_for(name_len) {
+        } else if rec_len < rec_len_for(name_len as u8) {
             Some("rec_len is too small for name_len")
         } else if ((offs + rec_len - 1) ^ offs) & !(chunk - 1) != 0 {
             Some("directory entry across blocks")
@@ -117,17 +115,16 @@ fn check_page(dir: &INode<Ext2Fs>, pos: u64, d: &[u8]) -> Result {
     Ok(())
 }
 
-/// Checks page `n` of directory `dir`, `folio`, once (`ext2_get_folio`, `PG_checked`).
-///
-/// The check runs on a copy, never on the page cache itself, which may change while it is read
-/// (`Folio::read`); the readers of a checked page bound every value they read anyway.
+/// Checks page `n` of directory `dir`, `folio`, once (`ext2_get_folio`, `PG_checked`), in place
+/// as C does: the page may change after it was checked (through the block device, or once
+/// there are writers), so its readers bound every value they read anyway.
 fn check_once(dir: &INode<Ext2Fs>, n: u64, folio: &Folio<Ext2Fs>) -> Result {
     if folio.test_checked() {
         return Ok(());
     }
-    let mut buf = KVec::from_elem(0u8, PAGE, GFP_KERNEL)?;
-    folio.read(0, &mut buf)?;
-    check_page(dir, n.saturating_mul(PAGE as u64), &buf)?;
+    folio.with_mapped(0, |page| {
+        check_page(dir, n.saturating_mul(PAGE as u64), page)
+    })??;
     folio.set_checked();
     Ok(())
 }
@@ -169,15 +166,20 @@ pub(crate) fn name_matches(
     name_len == name.len() && page.matches(offs.saturating_add(DIR_ENTRY_HEADER), name)
 }
 
-/// Number of bytes of page `n` that are in the directory (`ext2_last_byte`).
-pub(crate) fn last_byte(dir: &INode<Ext2Fs>, n: u64) -> usize {
-    let size = dir.size().max(0) as u64;
+/// The size of directory `dir`. Readers take it once: the size changes only under the inode
+/// lock, which lookups and readdir hold shared.
+pub(crate) fn dir_size(dir: &INode<Ext2Fs>) -> u64 {
+    dir.size().max(0) as u64
+}
+
+/// Number of bytes of page `n` that are in a directory of `size` bytes (`ext2_last_byte`).
+pub(crate) fn last_byte(size: u64, n: u64) -> usize {
     (size.saturating_sub(n.saturating_mul(PAGE as u64))).min(PAGE as u64) as usize
 }
 
-/// Number of pages of directory `dir` (`dir_pages`).
-pub(crate) fn dir_pages(dir: &INode<Ext2Fs>) -> u64 {
-    (dir.size().max(0) as u64).div_ceil(PAGE as u64)
+/// Number of pages of a directory of `size` bytes (`dir_pages`).
+pub(crate) fn dir_pages(size: u64) -> u64 {
+    size.div_ceil(PAGE as u64)
 }
 
 /// Converts an on-disk file type to a `d_type` (`ext2_filetype_table`).
@@ -212,7 +214,7 @@ impl FileOperations for DirOps {
         let dir = file.inode();
         let s = dir.super_block().data();
         let chunk = s.block_size as usize;
-        let size = dir.size().max(0) as u64;
+        let size = dir_size(dir);
         let has_filetype = s.has_filetype();
         let pos = u64::try_from(emitter.pos()).map_err(|_| EINVAL)?;
         // `pos > i_size - EXT2_DIR_REC_LEN(1)`, signed as in C: a directory smaller than one
@@ -223,7 +225,7 @@ impl FileOperations for DirOps {
         }
         let mut n = pos >> PAGE_SHIFT;
         let mut offset = (pos & PAGE_MASK) as usize;
-        while n < dir_pages(dir) {
+        while n < dir_pages(size) {
             let folio = match dir_folio(dir, n) {
                 Ok(folio) => folio,
                 Err(e) => {
@@ -236,7 +238,7 @@ impl FileOperations for DirOps {
                     return Err(e);
                 }
             };
-            let last = last_byte(dir, n);
+            let last = last_byte(size, n);
             // The page is read in place: each header with `header_at`, each name by the emitter.
             let done = folio.with_mapped(0, |page| -> Result<bool> {
                 // Resume at the first record at or after `offset` (`ext2_validate_entry`).

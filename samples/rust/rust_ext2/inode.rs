@@ -365,9 +365,10 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
 
     let mode = le16(raw, defs::ino::MODE);
     // With `nouid32` (or `EXT2_DEFM_UID16`) the high 16 bits are ignored.
-    let high = |off: usize| match s.test_opt(defs::mnt::NO_UID32) {
-        true => 0,
-        false => u32::from(le16(raw, off)) << 16,
+    let uid32 = !s.test_opt(defs::mnt::NO_UID32);
+    let high = |off: usize| match uid32 {
+        true => u32::from(le16(raw, off)) << 16,
+        false => 0,
     };
     let uid = u32::from(le16(raw, defs::ino::UID)) | high(defs::ino::UID_HIGH);
     let gid = u32::from(le16(raw, defs::ino::GID)) | high(defs::ino::GID_HIGH);

@@ -3,7 +3,7 @@
 //! Name lookup in directories (`fs/ext2/namei.c`, `ext2_find_entry` of `fs/ext2/dir.c`).
 
 use crate::defs;
-use crate::dir::{dir_folio, dir_pages, header_at, last_byte, name_matches, rec_len_for};
+use crate::dir::{dir_folio, dir_pages, dir_size, header_at, last_byte, name_matches, rec_len_for};
 use crate::inode::iget;
 use crate::superblock::Ext2Fs;
 use crate::xattr;
@@ -21,7 +21,8 @@ pub(crate) const DIR_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<DirOps>();
 /// As in C, the search starts at the page where the previous lookup in `dir` succeeded, so that
 /// looking up the names of a directory in readdir order does not rescan it from the start.
 pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u32>> {
-    let npages = dir_pages(dir);
+    let size = dir_size(dir);
+    let npages = dir_pages(size);
     if npages == 0 {
         return Ok(None);
     }
@@ -33,7 +34,7 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
     let mut n = start;
     loop {
         let folio = dir_folio(dir, n)?;
-        let last = last_byte(dir, n);
+        let last = last_byte(size, n);
         let found = folio.with_mapped(0, |page| -> Result<Option<u32>> {
             let mut p = 0usize;
             while p.saturating_add(rec_len_for(1)) <= last {
@@ -50,7 +51,9 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
             Ok(None)
         })??;
         if found.is_some() {
-            data.dir_start_lookup.store(n, Relaxed);
+            if n != start {
+                data.dir_start_lookup.store(n, Relaxed);
+            }
             return Ok(found);
         }
         n = n.saturating_add(1);
