@@ -26,6 +26,7 @@ pub struct Head(Opaque<bindings::buffer_head>);
 
 impl Head {
     /// Returns the size of the block in bytes.
+    #[inline]
     pub fn size(&self) -> usize {
         // SAFETY: `b_size` of a mapped, referenced buffer does not change.
         unsafe { (*self.0.get()).b_size }
@@ -38,6 +39,7 @@ impl Head {
     /// the device for writing, `CONFIG_BLK_DEV_WRITE_MOUNTED`): so the bytes are copied by C
     /// `memcpy` into memory that the caller owns, a snapshot that may mix old and new bytes.
     /// Fails with `EINVAL` if the range is not within the block.
+    #[inline]
     pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result {
         let end = offset.checked_add(buf.len()).ok_or(EINVAL)?;
         if end > self.size() {

@@ -214,8 +214,9 @@ const WINDOW: usize = 64;
 /// `ptrs_bits` is 8 to 14, `ptrs` at most 2^14 and `ptrs * ptrs` at most 2^28; every subtraction
 /// from `i` follows the comparison that keeps it non-negative, shifts are by less than 64 bits,
 /// `off + n` is at most `EXT2_NDIR_BLOCKS` or `ptrs` (at most 2^14), `off * 4` below 2^16 and
-/// `level` is below `depth` (at least 1); in an indirect block `base <= off + n < ptrs` and
-/// `have` (at most `WINDOW`) is the number of entries read from `base` on.
+/// `level` is below `depth` (at least 1); in an indirect block `base <= off + n < ptrs`, `n < max`
+/// where `max - n` is computed, and `have` (at most `WINDOW`) is the number of entries read from
+/// `base` on.
 #[allow(clippy::arithmetic_side_effects)]
 pub(crate) fn map_blocks(
     inode: &INode<Ext2Fs>,
@@ -315,7 +316,8 @@ pub(crate) fn map_blocks(
         while n < max && off + n < ptrs {
             if off + n - base == have {
                 base = off + n;
-                have = (ptrs - base).min(WINDOW);
+                // Only as many entries as the run may still take.
+                have = (ptrs - base).min(WINDOW).min(max - n);
                 bh.read(base * 4, &mut win[..have * 4]).map_err(|_| EIO)?;
             }
             if le32(&win, (off + n - base) * 4) != next.wrapping_add(n as u32) {

@@ -27,7 +27,12 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
         return Ok(None);
     }
     let data = dir.data();
-    let mut start = data.dir_start_lookup.load(Relaxed);
+    // The hint only matters for directories of more than one page.
+    let mut start = if npages > 1 {
+        data.dir_start_lookup.load(Relaxed)
+    } else {
+        0
+    };
     if start >= npages {
         start = 0;
     }
