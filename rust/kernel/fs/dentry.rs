@@ -103,6 +103,7 @@ impl<'a, T: FileSystem> Unhashed<'a, T> {
     ///
     /// Returns the dentry to use instead of this one if the inode already had one (e.g. a
     /// directory found through another path), or `None` to use this one.
+    #[inline]
     pub fn splice_alias(self, inode: Option<ARef<INode<T>>>) -> Result<Option<ARef<DEntry<T>>>> {
         let inode_ptr = inode.map_or(core::ptr::null_mut(), |i| {
             ARef::into_raw(i).as_ptr().cast::<bindings::inode>()

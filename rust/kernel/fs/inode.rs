@@ -434,6 +434,7 @@ impl<T: FileSystem> NewINode<T> {
     }
 
     /// Initialises the new inode with `params` and unlocks it (`unlock_new_inode`).
+    #[inline]
     pub fn init(self, params: Params<T>) -> Result<ARef<INode<T>>> {
         let inode_ptr = self.0.as_ptr();
         let mode = (params.typ.mode_bits() | (u32::from(params.mode) & 0o7777)) as u16;

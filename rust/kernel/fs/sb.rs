@@ -217,6 +217,7 @@ impl<T: FileSystem> SuperBlock<T> {
 
     /// Returns the inode with number `ino` if it is in the inode cache, or a new locked inode
     /// that the caller must initialise otherwise (`iget_locked`).
+    #[inline]
     pub fn get_or_create_inode(&self, ino: u64) -> Result<inode::Lookup<T>> {
         // SAFETY: The superblock is valid; `iget_locked` returns a referenced inode or NULL.
         let inode =
