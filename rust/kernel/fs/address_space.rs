@@ -133,10 +133,10 @@ impl<T: FileSystem> Folio<T> {
 /// ever made. Runs of bytes are copied with C `memcpy` into memory the caller owns
 /// ([`MappedBytes::read`]) or handed to C ([`DirEmitter::emit_mapped`]); the few bytes of a
 /// field ([`MappedBytes::array`]) and names being compared ([`MappedBytes::matches`]) are read
-/// one at a time with volatile loads, which stand for C's `READ_ONCE` (as upstream
-/// `File::flags` does): a racing write gives old or new bytes, never undefined behaviour. Two
-/// reads of the same bytes may differ, so a caller that checked some bytes must still bound
-/// every value it reads again.
+/// with volatile loads, which the kernel treats as C's `READ_ONCE` (as upstream `File::flags`
+/// does for a field other threads write): a racing write gives old or new bytes. Two reads of
+/// the same bytes may differ, so a caller that checked some bytes must still bound every value
+/// it reads again.
 ///
 /// # Invariants
 ///

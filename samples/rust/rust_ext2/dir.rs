@@ -116,8 +116,8 @@ fn check_page(dir: &INode<Ext2Fs>, pos: u64, page: &MappedBytes<'_>) -> Result {
 }
 
 /// Checks page `n` of directory `dir`, `folio`, once (`ext2_get_folio`, `PG_checked`), in place
-/// as C does: the page may change after it was checked (through the block device, or once
-/// there are writers), so its readers bound every value they read anyway.
+/// as C does. Its readers bound every value they read anyway: once there are writers, the page
+/// may change after it was checked.
 fn check_once(dir: &INode<Ext2Fs>, n: u64, folio: &Folio<Ext2Fs>) -> Result {
     if folio.test_checked() {
         return Ok(());
