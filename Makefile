@@ -35,11 +35,11 @@ test:
 fuzz:
 	N="$(N)" SEED="$(SEED)" SWEEP="$(SWEEP)" $(S)/fuzz.sh
 
-# make bench [QUICK=1] [REPS=5] [CASES="find-stat tar"] [PERF="getdents tar"]: rust_ext2 vs C ext2 read
+# make bench [QUICK=1] [REPS=5] [CASES="find-stat tar"] [PERF="getdents tar"] [PERF_RUNS=3] [PERF_LIMIT=0.7]: rust_ext2 vs C ext2 read
 # performance, out/bench.md; PERF profiles the named cases with perf in the VM
 # (warm runs; PERF_MODE=cold: cold runs)
 bench:
-	QUICK="$(QUICK)" REPS="$(REPS)" CASES="$(CASES)" PERF="$(PERF)" PERF_MODE="$(PERF_MODE)" $(S)/bench.sh
+	QUICK="$(QUICK)" REPS="$(REPS)" CASES="$(CASES)" PERF="$(PERF)" PERF_MODE="$(PERF_MODE)" PERF_RUNS="$(PERF_RUNS)" PERF_LIMIT="$(PERF_LIMIT)" $(S)/bench.sh
 
 # make run IMAGE=disk.img [CMD="..."]  (virtme-ng if installed, else QEMU)
 run: kernel

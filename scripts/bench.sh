@@ -19,6 +19,8 @@ echo "${PERF:-}" > "$IMGDIR/expected/bench-perf"
 # CASES="find-stat tar": only those cases.
 echo "${CASES:-}" > "$IMGDIR/expected/bench-cases"
 echo "${PERF_MODE:-warm}" > "$IMGDIR/expected/bench-perf-mode"
+# PERF_RUNS=10: runs per profile (3); PERF_LIMIT=0.1: smallest symbol share shown (0.7%).
+echo "${PERF_RUNS:-3} ${PERF_LIMIT:-0.7}" > "$IMGDIR/expected/bench-perf-opts"
 [ -n "${PERF:-}" ] && export EXTRA_TOOLS=perf
 # One vCPU: the other host core is left to QEMU's I/O thread (less noise).
 SMP=1 TESTS="90-bench" BOOT_TIMEOUT=14400 "$REPO/scripts/run-tests.sh" > "$out/result.txt"
@@ -77,7 +79,7 @@ PY
 if grep -q '^@@PERF ' "$console"; then
 	{
 		echo
-		echo "Profiles (perf record -e cpu-clock, ${PERF_MODE:-warm}, samples of the benchmark processes, symbols with >= 0.7%; percent of all samples, then sample count):"
+		echo "Profiles (perf record -e cpu-clock, ${PERF_MODE:-warm}, samples of the benchmark processes, symbols with >= ${PERF_LIMIT:-0.7}% of ${PERF_RUNS:-3} runs; percent of all samples, then sample count):"
 		echo '```'
 		grep '^@@PERF ' "$console" | sed 's/^@@PERF //'
 		echo '```'

@@ -53,6 +53,9 @@ done
 # both drivers (perf from the host, symbols from /proc/kallsyms).
 perf_cases=$(cat /expected/bench-perf 2>/dev/null || true)
 perf_mode=$(cat /expected/bench-perf-mode 2>/dev/null || echo warm)
+read -r perf_runs perf_limit < /expected/bench-perf-opts 2>/dev/null || true
+perf_runs=${perf_runs:-3}
+perf_limit=${perf_limit:-0.7}
 if [ -n "$perf_cases" ] && command -v perf > /dev/null; then
 	for c in $perf_cases; do
 		for drv in ext2 rust_ext2; do
@@ -62,7 +65,7 @@ if [ -n "$perf_cases" ] && command -v perf > /dev/null; then
 			setsid perf record -q -e cpu-clock -F 4000 -a -o /tmp/perf.data -- sleep 3600 \
 				> /tmp/perf.log 2>&1 &
 			sleep 1
-			for k in 1 2 3; do
+			for k in $(seq "$perf_runs"); do
 				[ "$perf_mode" = cold ] && { sync; echo 3 > /proc/sys/vm/drop_caches; }
 				cmd $c $perf_mode > /dev/null
 			done
@@ -72,8 +75,8 @@ if [ -n "$perf_cases" ] && command -v perf > /dev/null; then
 			sed "s/^/@@PERF $c $drv record: /" /tmp/perf.log > /dev/console
 			umount /mnt/b
 			perf report -i /tmp/perf.data --stdio -n --comms benchtool,tar,cat --sort sym \
-				--percent-limit 0.7 2>&1 | grep -v '^#' | grep -v '^$' |
-				head -40 | sed "s/^/@@PERF $c $drv /" > /dev/console
+				--percent-limit "$perf_limit" 2>&1 | grep -v '^#' | grep -v '^$' |
+				head -400 | sed "s/^/@@PERF $c $drv /" > /dev/console
 			# Where all the samples went (idle is the time spent waiting).
 			perf report -i /tmp/perf.data --stdio -n --sort comm --percent-limit 1 2>&1 |
 				grep -v '^#' | grep -v '^$' | head -10 |

@@ -21,7 +21,8 @@ use kernel::sync::atomic::Atomic;
 
 /// Per-inode data (`struct ext2_inode_info`).
 pub(crate) struct Ext2Inode {
-    /// `i_block`: direct, indirect, double and triple indirect block numbers.
+    /// `i_block`: direct, indirect, double and triple indirect block numbers; for a fast
+    /// symlink, the target, NUL-terminated (`nd_terminate_link`), as its on-disk bytes.
     pub(crate) block: [u32; defs::EXT2_N_BLOCKS],
     /// The extended attribute block, or 0.
     pub(crate) file_acl: u32,
@@ -31,8 +32,6 @@ pub(crate) struct Ext2Inode {
     pub(crate) mode: u16,
     /// `i_flags`: the on-disk inode flags (`EXT2_*_FL`).
     pub(crate) flags: u32,
-    /// For fast symlinks: the target, NUL-terminated (`nd_terminate_link`).
-    pub(crate) fast_link: Option<[u8; 4 * defs::EXT2_N_BLOCKS + 1]>,
     /// For directories: the page where the last lookup found its name, where the next one starts
     /// (`i_dir_start_lookup`).
     pub(crate) dir_start_lookup: Atomic<u64>,
@@ -419,7 +418,6 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
     let generation = le32(raw, defs::ino::GENERATION);
     let flags = le32(raw, defs::ino::FLAGS);
 
-    let mut fast_link = None;
     let (typ, iops, fops, aops) = match fmt {
         mode::S_IFREG => (
             Type::Reg,
@@ -436,13 +434,15 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
         mode::S_IFLNK => {
             let ea_blocks = if file_acl != 0 { s.block_size >> 9 } else { 0 };
             if blocks.wrapping_sub(ea_blocks) == 0 {
-                // Fast symlink: the target is in i_block.
-                let mut t = [0u8; 4 * defs::EXT2_N_BLOCKS + 1];
+                // Fast symlink: the target is in i_block, which keeps its bytes as on disk
+                // and ends with a NUL at the size (or at its last byte) as in C.
                 let len = (size as usize).min(4 * defs::EXT2_N_BLOCKS - 1);
-                for (k, c) in t.iter_mut().enumerate().take(len) {
-                    *c = defs::byte(raw, defs::ino::BLOCK.saturating_add(k));
+                for (k, c) in block.as_mut_bytes().iter_mut().enumerate() {
+                    *c = match k < len {
+                        true => defs::byte(raw, defs::ino::BLOCK.saturating_add(k)),
+                        false => 0,
+                    };
                 }
-                fast_link = Some(t);
                 (Type::Lnk, symlink::FAST_IOPS, None, None)
             } else {
                 (Type::Lnk, symlink::SLOW_IOPS, None, Some(FILE_AOPS))
@@ -496,7 +496,6 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
             blocks,
             mode,
             flags,
-            fast_link,
             dir_start_lookup: Atomic::new(0),
         },
     })

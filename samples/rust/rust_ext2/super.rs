@@ -253,8 +253,8 @@ impl kernel::fs::FileSystem for Ext2Fs {
     /// Fast symlink targets are copied to user space from the inode (readlink), as C ext2
     /// whitelists `i_data`.
     const INODE_DATA_USERCOPY: Option<(usize, usize)> = Some((
-        core::mem::offset_of!(inode::Ext2Inode, fast_link),
-        core::mem::size_of::<Option<[u8; 4 * defs::EXT2_N_BLOCKS + 1]>>(),
+        core::mem::offset_of!(inode::Ext2Inode, block),
+        core::mem::size_of::<[u32; defs::EXT2_N_BLOCKS]>(),
     ));
     /// "ext2" with `CONFIG_SAMPLE_RUST_EXT2_AS_EXT2` (C ext2 not built), so that what mounts
     /// "ext2" (fstests with `FSTYP=ext2`) gets this driver.

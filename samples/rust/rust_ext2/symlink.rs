@@ -23,7 +23,7 @@ impl INodeOperations for FastSymlink {
 
     /// The target is in the inode's data, which RCU walk may read too.
     fn get_link<'a>(walk: LinkWalk<'a, Ext2Fs>) -> Result<Link<'a>> {
-        let t = walk.inode().data().fast_link.as_ref().ok_or(EIO)?;
+        let t = walk.inode().data().block.as_bytes();
         Ok(Link::Borrowed(
             CStr::from_bytes_until_nul(t).map_err(|_| EIO)?,
         ))
