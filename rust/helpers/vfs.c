@@ -89,12 +89,6 @@ __rust_helper void rust_helper_flush_dcache_folio(struct folio *folio)
 	flush_dcache_folio(folio);
 }
 
-__rust_helper struct buffer_head *rust_helper_sb_bread(struct super_block *sb,
-						       sector_t block)
-{
-	return sb_bread(sb, block);
-}
-
 __rust_helper void rust_helper_get_bh(struct buffer_head *bh)
 {
 	get_bh(bh);
@@ -180,12 +174,6 @@ __rust_helper const unsigned char *rust_helper_dentry_name(const struct dentry *
 __rust_helper struct address_space *rust_helper_folio_mapping_once(struct folio *folio)
 {
 	return READ_ONCE(folio->mapping);
-}
-
-/* Whether read_mapping_folio() can read a folio of @mapping: it needs ->read_folio. */
-__rust_helper bool rust_helper_mapping_has_read_folio(const struct address_space *mapping)
-{
-	return mapping->a_ops && mapping->a_ops->read_folio;
 }
 
 __rust_helper void rust_helper_posix_acl_release(struct posix_acl *acl)

@@ -101,7 +101,8 @@ impl<T: FileSystem> Folio<T> {
         offset: usize,
         f: impl FnOnce(&MappedBytes<'_>) -> R,
     ) -> Result<R> {
-        if offset >= self.size() {
+        // A folio is at least a page: no need to ask its size for an offset in the first page.
+        if offset >= bindings::PAGE_SIZE && offset >= self.size() {
             return Err(EINVAL);
         }
         if !self.test_uptodate() {
@@ -290,8 +291,10 @@ impl<T: FileSystem> INode<T> {
         let mapping = unsafe { (*self.as_ptr()).i_mapping };
         // `read_cache_folio` with no filler calls `a_ops->read_folio`: it must exist. The
         // operations of a mapping are set once, while the inode is new.
-        // SAFETY: The mapping is valid.
-        if !unsafe { bindings::mapping_has_read_folio(mapping) } {
+        // SAFETY: The mapping is valid; its operations table is NULL or valid.
+        let aops = unsafe { (*mapping).a_ops };
+        // SAFETY: `aops` is not NULL, so it is valid.
+        if aops.is_null() || unsafe { (*aops).read_folio }.is_none() {
             return Err(EINVAL);
         }
         // SAFETY: The mapping is valid and has `read_folio`; a NULL file is allowed.

@@ -72,11 +72,13 @@ impl Head {
 
 // SAFETY: The type invariants guarantee that `Head` is always ref-counted.
 unsafe impl AlwaysRefCounted for Head {
+    #[inline]
     fn inc_ref(&self) {
         // SAFETY: The existence of a shared reference means that the refcount is nonzero.
         unsafe { bindings::get_bh(self.0.get()) };
     }
 
+    #[inline]
     unsafe fn dec_ref(obj: NonNull<Self>) {
         // SAFETY: The safety requirements guarantee that the refcount is nonzero.
         unsafe { bindings::__brelse(obj.cast().as_ptr()) }
@@ -97,11 +99,23 @@ impl<T: FileSystem, S: State> SuperBlock<T, S> {
     /// Fails with `EIO` if the superblock has no block device or the block cannot be read.
     pub fn bread(&self, block: u64) -> Result<ARef<Head>> {
         // SAFETY: `s_bdev` of a valid superblock is NULL or valid for the superblock's life.
-        if unsafe { (*self.as_ptr()).s_bdev }.is_null() {
+        let bdev = unsafe { (*self.as_ptr()).s_bdev };
+        if bdev.is_null() {
             return Err(EIO);
         }
-        // SAFETY: The superblock is valid and has a block device.
-        let bh = unsafe { bindings::sb_bread(self.as_ptr(), block) };
+        // SAFETY: The superblock is valid.
+        let size = unsafe { (*self.as_ptr()).s_blocksize };
+        // `sb_bread` (a static inline function) without a helper call: this runs for every
+        // inode read. Buffer cache pages of a superblock's device are movable, as in C.
+        // SAFETY: `bdev` is the superblock's valid block device, `size` its block size.
+        let bh = unsafe {
+            bindings::__bread_gfp(
+                bdev,
+                block,
+                u32::try_from(size).map_err(|_| EIO)?,
+                1 << bindings::___GFP_MOVABLE_BIT,
+            )
+        };
         let bh = NonNull::new(bh).ok_or(EIO)?;
         // SAFETY: `sb_bread` returned a buffer head with a reference that we now own.
         Ok(unsafe { ARef::from_raw(bh.cast()) })

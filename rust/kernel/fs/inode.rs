@@ -454,7 +454,9 @@ impl<T: FileSystem> NewINode<T> {
             bindings::set_nlink(inode, params.nlink);
             bindings::i_uid_write(inode, params.uid);
             bindings::i_gid_write(inode, params.gid);
-            bindings::i_size_write(inode, params.size);
+            // No one reads the size of a new inode before `unlock_new_inode` (which orders
+            // these stores before the wakeup), so it is a plain store, not `i_size_write`.
+            inode.i_size = params.size;
             inode.i_blocks = params.blocks;
             inode.i_generation = params.generation;
             // patch: attr

@@ -122,6 +122,11 @@ fn check_once(dir: &INode<Ext2Fs>, n: u64, folio: &Folio<Ext2Fs>) -> Result {
     if folio.test_checked() {
         return Ok(());
     }
+    // Pages are read one at a time; only a one-page folio is marked checked, and it stays one
+    // page while it is in the page cache.
+    if folio.size() != PAGE {
+        return Err(EIO);
+    }
     folio.with_mapped(0, |page| {
         check_page(dir, n.saturating_mul(PAGE as u64), page)
     })??;
@@ -134,9 +139,6 @@ fn check_once(dir: &INode<Ext2Fs>, n: u64, folio: &Folio<Ext2Fs>) -> Result {
 /// [`DirEmitter::emit_mapped`](kernel::fs::file::DirEmitter::emit_mapped).
 pub(crate) fn dir_folio(dir: &INode<Ext2Fs>, n: u64) -> Result<ARef<Folio<Ext2Fs>>> {
     let folio = dir.read_mapping_folio(n)?;
-    if folio.size() != PAGE {
-        return Err(EIO);
-    }
     check_once(dir, n, &folio)?;
     Ok(folio)
 }
