@@ -10,8 +10,9 @@
 use super::iomap;
 // patch: end
 use super::file::{DirEmitter, DirEntryType, File, Offset};
+use super::registration::from_err_ptr;
 use super::{inode::INode, inode::NewINode, FileSystem};
-use crate::error::{code::*, from_err_ptr, from_result, Result};
+use crate::error::{code::*, from_result, Result};
 use crate::prelude::*;
 use crate::sync::aref::{ARef, AlwaysRefCounted};
 use crate::{bindings, types::Opaque};

@@ -4,8 +4,9 @@
 //!
 //! C headers: [`include/linux/dcache.h`](srctree/include/linux/dcache.h)
 
+use super::registration::from_err_ptr;
 use super::{inode::INode, sb::SuperBlock, FileSystem};
-use crate::error::{code::*, from_err_ptr, Result};
+use crate::error::{code::*, Result};
 use crate::sync::aref::{ARef, AlwaysRefCounted};
 use crate::{bindings, ffi::c_uint, types::Opaque};
 use core::{marker::PhantomData, mem::ManuallyDrop, ptr::NonNull};

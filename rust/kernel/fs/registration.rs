@@ -327,6 +327,19 @@ impl PinnedDrop for Registration {
     }
 }
 
+/// [`crate::error::from_err_ptr`] without its `IS_ERR`/`PTR_ERR` helper calls (`IS_ERR_VALUE`
+/// is a comparison), for the pointers that VFS calls return on every lookup.
+#[inline]
+pub(crate) fn from_err_ptr<T>(ptr: *mut T) -> Result<*mut T> {
+    let v = ptr.addr();
+    // The last `MAX_ERRNO` addresses are the negated error codes.
+    if v >= (bindings::MAX_ERRNO as usize).wrapping_neg() {
+        // CAST: `v` is an address in `-MAX_ERRNO..0`: as a signed number it fits in an `i32`.
+        return Err(Error::from_errno(v as isize as i32));
+    }
+    Ok(ptr)
+}
+
 /// An owned workqueue.
 ///
 /// # Invariants
