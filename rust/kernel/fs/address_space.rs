@@ -134,7 +134,7 @@ impl<T: FileSystem> Folio<T> {
 /// through the block device for buffer cache folios), so no Rust reference to these bytes is
 /// ever made. Runs of bytes are copied with C `memcpy` into memory the caller owns
 /// ([`MappedBytes::read`]) or handed to C ([`DirEmitter::emit_mapped`]); the few bytes of a
-/// field ([`MappedBytes::array`]) and names being compared ([`MappedBytes::matches`]) are read
+/// field ([`MappedBytes::le32`]) and names being compared ([`MappedBytes::matches`]) are read
 /// with volatile loads, which the kernel treats as C's `READ_ONCE` (as upstream `File::flags`
 /// does for a field other threads write): a racing write gives old or new bytes. Two reads of
 /// the same bytes may differ, so a caller that checked some bytes must still bound every value
@@ -185,42 +185,45 @@ impl MappedBytes<'_> {
         Ok(())
     }
 
-    /// Returns a copy of the `N` bytes at `offset`, read with volatile loads (no call: for the
-    /// fields of on-disk records): a 32-bit load for each four bytes if they are aligned for
+    /// Returns the `N` little-endian 32-bit words at `offset` (the fields of on-disk records),
+    /// read with volatile loads and no call: a 32-bit load per word if `offset` is aligned for
     /// it, else a load per byte.
     ///
     /// Fails with `EINVAL` if they are not within the mapped bytes.
     #[inline]
-    pub fn array<const N: usize>(&self, offset: usize) -> Result<[u8; N]> {
-        let src = self.range(offset, N)?;
-        let mut a = [0u8; N];
-        if N % 4 == 0 && src.cast::<u32>().is_aligned() {
-            let (words, dst) = (src.cast::<u32>(), a.as_mut_ptr().cast::<u32>());
-            for k in 0..N / 4 {
-                // SAFETY: By the type invariants and `range`, `src` has `N` mapped bytes, which
-                // are `N / 4` aligned words, and `k < N / 4`; so does `a`, ours, written
-                // unaligned. The load is volatile, as `READ_ONCE`: a concurrent write to the page
-                // gives the old or the new word.
-                unsafe { dst.add(k).write_unaligned(words.add(k).read_volatile()) };
+    pub fn le32<const N: usize>(&self, offset: usize) -> Result<[u32; N]> {
+        let src = self.range(offset, N.checked_mul(4).ok_or(EINVAL)?)?;
+        let mut w = [0u32; N];
+        if src.cast::<u32>().is_aligned() {
+            for (k, v) in w.iter_mut().enumerate() {
+                // SAFETY: By the type invariants and `range`, `src` has `4 * N` mapped bytes,
+                // which are `N` aligned words, and `k < N`. The load is volatile, as
+                // `READ_ONCE`: a concurrent write to the page gives the old or the new word.
+                *v = u32::from_le(unsafe { src.cast::<u32>().add(k).read_volatile() });
             }
         } else {
-            for (k, b) in a.iter_mut().enumerate() {
-                // SAFETY: As above, `src` has `N` mapped bytes, and `k < N`.
-                *b = unsafe { src.add(k).read_volatile() };
+            for (k, v) in w.iter_mut().enumerate() {
+                let mut b = [0u8; 4];
+                for (j, x) in b.iter_mut().enumerate() {
+                    // SAFETY: As above, `src` has `4 * N` mapped bytes, and `4 * k + j` is below
+                    // that.
+                    *x = unsafe { src.add(4 * k + j).read_volatile() };
+                }
+                *v = u32::from_le_bytes(b);
             }
         }
-        Ok(a)
+        Ok(w)
     }
 
     /// Returns whether the bytes at `offset` are `bytes`; `false` if they are not all within the
-    /// mapped bytes. The mapped bytes are read with volatile loads, as in [`Self::array`].
+    /// mapped bytes. The mapped bytes are read with volatile loads, as in [`Self::le32`].
     #[inline]
     pub fn matches(&self, offset: usize, bytes: &[u8]) -> bool {
         let Ok(src) = self.range(offset, bytes.len()) else {
             return false;
         };
         bytes.iter().enumerate().all(|(k, &b)| {
-            // SAFETY: As in `array`: `src` has `bytes.len()` mapped bytes and `k` is below that.
+            // SAFETY: As in `le32`: `src` has `bytes.len()` mapped bytes and `k` is below that.
             unsafe { src.add(k).read_volatile() == b }
         })
     }

@@ -147,12 +147,13 @@ pub(crate) fn dir_folio(dir: &INode<Ext2Fs>, n: u64) -> Result<ARef<Folio<Ext2Fs
 /// name length and file type. Fails with `EIO` if it is not within the page.
 #[inline]
 pub(crate) fn header_at(page: &MappedBytes<'_>, offs: usize) -> Result<(u32, usize, usize, u8)> {
-    let h = page.array::<DIR_ENTRY_HEADER>(offs).map_err(|_| EIO)?;
+    // `inode`, then `rec_len`, `name_len` and `file_type` in the second little-endian word.
+    let [ino, w] = page.le32::<2>(offs).map_err(|_| EIO)?;
     Ok((
-        u32::from_le_bytes([h[0], h[1], h[2], h[3]]),
-        rec_len_from_disk(u16::from_le_bytes([h[4], h[5]])),
-        usize::from(h[6]),
-        h[7],
+        ino,
+        rec_len_from_disk(w as u16),
+        ((w >> 16) & 0xff) as usize,
+        (w >> 24) as u8,
     ))
 }
 
