@@ -117,7 +117,7 @@ impl<T: FileSystem, S: State> SuperBlock<T, S> {
             )
         };
         let bh = NonNull::new(bh).ok_or(EIO)?;
-        // SAFETY: `sb_bread` returned a buffer head with a reference that we now own.
+        // SAFETY: `__bread_gfp` returned a buffer head with a reference that we now own.
         Ok(unsafe { ARef::from_raw(bh.cast()) })
     }
 }
