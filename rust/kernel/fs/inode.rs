@@ -452,8 +452,19 @@ impl<T: FileSystem> NewINode<T> {
                 Type::Dir | Type::Reg | Type::Lnk => {}
             }
             bindings::set_nlink(inode, params.nlink);
-            bindings::i_uid_write(inode, params.uid);
-            bindings::i_gid_write(inode, params.gid);
+            // `i_uid_write`/`i_gid_write`: `make_kuid`/`make_kgid` map the ids into the
+            // superblock's user namespace, which without `CONFIG_USER_NS` is the identity (a
+            // static inline function): then the ids are stored without two helper calls.
+            #[cfg(CONFIG_USER_NS)]
+            {
+                bindings::i_uid_write(inode, params.uid);
+                bindings::i_gid_write(inode, params.gid);
+            }
+            #[cfg(not(CONFIG_USER_NS))]
+            {
+                inode.i_uid = bindings::kuid_t { val: params.uid };
+                inode.i_gid = bindings::kgid_t { val: params.gid };
+            }
             // No one reads the size of a new inode before `unlock_new_inode` (which orders
             // these stores before the wakeup), so it is a plain store, not `i_size_write`.
             inode.i_size = params.size;
