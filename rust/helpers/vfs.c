@@ -147,11 +147,6 @@ __rust_helper loff_t rust_helper_i_size_read(const struct inode *inode)
 	return i_size_read(inode);
 }
 
-__rust_helper void rust_helper_i_size_write(struct inode *inode, loff_t size)
-{
-	i_size_write(inode, size);
-}
-
 __rust_helper enum inode_state_flags_enum rust_helper_inode_state_read_once(struct inode *inode)
 {
 	return inode_state_read_once(inode);
