@@ -373,6 +373,24 @@ impl<D> INodeWithData<D> {
 
     /// # Safety
     ///
+    /// `free_inode` of `struct super_operations`, installed instead of `destroy_inode` only when
+    /// `D` has no drop glue (`needs_drop`): `inode` is an inode allocated by
+    /// [`Self::alloc_inode_callback`] that was destroyed. The VFS calls this from an RCU callback
+    /// (`i_callback`), so a grace period has passed and RCU path walkers are done with it.
+    pub(crate) unsafe extern "C" fn free_inode_callback(inode: *mut bindings::inode) {
+        // SAFETY: All inodes of this file system are allocated by `alloc_inode_callback`, so
+        // `inode` is embedded in a `Self`.
+        let ptr = unsafe { crate::container_of!(inode, Self, inode) };
+        // `D` has no drop glue (safety requirements), so the data need not be dropped, even if it
+        // was initialised. The superblock may be gone by now: `kfree` finds the inode cache from
+        // the object itself.
+        // SAFETY: The object was allocated by `kmem_cache_alloc` in `alloc_inode_callback`, and
+        // no one uses it any more (the VFS calls this once, after a grace period).
+        unsafe { bindings::kfree(ptr.cast()) };
+    }
+
+    /// # Safety
+    ///
     /// Work function queued by [`Self::destroy_inode_callback`]: `work` is the `rwork.work` of
     /// a destroyed `Self`, after an RCU grace period, in process context.
     unsafe extern "C" fn free_work_callback(work: *mut bindings::work_struct) {

@@ -310,10 +310,11 @@ pub struct Stat {
 
 /// Operations of a superblock: the Rust side of `struct super_operations`.
 ///
-/// `alloc_inode` and `destroy_inode` are always provided by the bindings: they allocate inodes
-/// with room for [`FileSystem::INodeData`] in a kmem cache owned by the file system's
-/// [`Registration`](super::Registration), and drop that data and free the inode after an RCU
-/// grace period, in process context.
+/// `alloc_inode` and `destroy_inode` (or `free_inode`) are always provided by the bindings: they
+/// allocate inodes with room for [`FileSystem::INodeData`] in a kmem cache owned by the file
+/// system's [`Registration`](super::Registration), and free the inode after an RCU grace period:
+/// from the VFS's RCU callback (`free_inode`) if the data has no drop glue, otherwise in process
+/// context, where the data's `Drop` may sleep (`destroy_inode`, which queues the work).
 #[vtable]
 pub trait SuperOperations {
     /// The file system whose superblocks these operations apply to.
@@ -348,7 +349,19 @@ impl<T: FileSystem> Ops<T> {
         impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> Table<T, U> {
             const TABLE: bindings::super_operations = bindings::super_operations {
                 alloc_inode: Some(inode::INodeWithData::<T::INodeData>::alloc_inode_callback),
-                destroy_inode: Some(inode::INodeWithData::<T::INodeData>::destroy_inode_callback),
+                // Data that must be dropped is dropped in process context (its `Drop` may
+                // sleep); plain data is freed as C file systems free inodes, from the VFS's RCU
+                // callback, without a trip through the workqueue.
+                destroy_inode: if core::mem::needs_drop::<T::INodeData>() {
+                    Some(inode::INodeWithData::<T::INodeData>::destroy_inode_callback)
+                } else {
+                    None
+                },
+                free_inode: if core::mem::needs_drop::<T::INodeData>() {
+                    None
+                } else {
+                    Some(inode::INodeWithData::<T::INodeData>::free_inode_callback)
+                },
                 put_super: if U::HAS_PUT_SUPER {
                     Some(Self::put_super_callback)
                 } else {
