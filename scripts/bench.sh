@@ -29,7 +29,7 @@ console=$REPO/out/console.log
 grep '^@@BENCH ' "$console" > "$out/raw.txt"
 grep '^@@IO ' "$console" > "$out/io.txt"
 ko=$KBUILD_OUT/samples/rust/rust_ext2/rust_ext2.ko
-size_of() { llvm-size-19 "$@" 2>/dev/null | awk 'NR > 1 { t += $1 } END { print t }'; }
+size_of() { llvm-size-$LLVM_VER "$@" 2>/dev/null | awk 'NR > 1 { t += $1 } END { print t }'; }
 python3 - "$out/raw.txt" "$out/io.txt" "$(size_of "$ko")" "$(size_of "$KBUILD_OUT"/fs/ext2/*.o)" "${QUICK:-}" <<'PY' > "$REPO/out/bench.md"
 import statistics, sys
 raw, io, rust_text, c_text, quick = sys.argv[1:6]

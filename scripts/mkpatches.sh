@@ -147,8 +147,8 @@ if [ "${CHECK:-0}" = 1 ]; then
 	for c in $("${G[@]}" rev-list --reverse base..series); do
 		"${G[@]}" checkout -q -f "$c"
 		cp "$KBUILD_OUT/.config" "$bo/.config"
-		make -C "$WORKTREE" O="$bo" LLVM=-19 CC="ccache clang-19" olddefconfig > /dev/null
-		if make -C "$WORKTREE" O="$bo" LLVM=-19 CC="ccache clang-19" -j"$(nproc)" vmlinux modules > "$bo/log" 2>&1; then
+		make -C "$WORKTREE" O="$bo" LLVM=-$LLVM_VER CC="ccache clang-$LLVM_VER" olddefconfig > /dev/null
+		if make -C "$WORKTREE" O="$bo" LLVM=-$LLVM_VER CC="ccache clang-$LLVM_VER" -j"$(nproc)" vmlinux modules > "$bo/log" 2>&1; then
 			# A patch that only builds with warnings (an import the next
 			# patch uses, ...) is not done either.
 			if grep -q '^warning' "$bo/log"; then

@@ -14,7 +14,7 @@ SUDO=
 # Kernel build, images, QEMU; udev (virtme-ng's guest init needs udevd for
 # /dev/virtio-ports: make run CMD=...); fstests' build and run dependencies
 # (make xfstests).
-PKGS="clang-19 lld-19 llvm-19 libclang-19-dev flex bison bc cpio libelf-dev
+PKGS="clang-22 lld-22 llvm-22 libclang-22-dev flex bison bc cpio libelf-dev
 libssl-dev e2fsprogs busybox-static ccache qemu-system-x86 python3-venv
 attr rsync kmod dwarves gcc libc6-dev python3 linux-perf udev
 xfslibs-dev uuid-dev libtool-bin automake autoconf libacl1-dev libaio-dev
