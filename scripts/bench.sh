@@ -39,8 +39,24 @@ for line in open(raw):
     _, case, drv, mode, secs, chk = line.split()
     res.setdefault((case, mode), {}).setdefault(drv, []).append(float(secs))
     check.setdefault((case, mode, drv), set()).add(chk.split(":")[1])
-print("| case | C ext2 median (min-max) s | rust_ext2 median (min-max) s | rust/C (medians) | rust/C (minima) |")
-print("|---|---|---|---|---|")
+# Paired: rep k runs both drivers back to back, C ext2 first in odd reps and
+# rust_ext2 first in even ones (tests/vm/90-bench.sh). The run that comes
+# second in a rep can be faster for reasons of its own (what the first left
+# in the allocators), so the ratios of the reps where C ran first and of those
+# where rust_ext2 did are averaged (geometric means) separately and then
+# together: the order's effect cancels, however many reps of each kind. The
+# "order" column is that effect: how much faster the second run of a rep was.
+import math
+def paired(c, r):
+    logs = [[], []]
+    for k, (a, b) in enumerate(zip(c, r)):
+        logs[k % 2].append(math.log(b / a))
+    if not logs[0] or not logs[1]:
+        return None, None
+    c_first, r_first = (sum(v) / len(v) for v in logs)
+    return math.exp((c_first + r_first) / 2), math.exp((r_first - c_first) / 2)
+print("| case | C ext2 median (min-max) s | rust_ext2 median (min-max) s | rust/C (medians) | rust/C (minima) | rust/C (paired, order-balanced) | order: first/second run |")
+print("|---|---|---|---|---|---|---|")
 order = ["seq-read", "holes-read", "rand-read", "find-stat", "getdents", "tar"]
 for case in order:
     for mode in ("cold", "warm"):
@@ -51,27 +67,32 @@ for case in order:
         same = check[(case, mode, "ext2")] == check[(case, mode, "rust_ext2")]
         fmt = lambda v: "%.3f (%.3f-%.3f)" % (statistics.median(v), min(v), max(v))
         ratio = statistics.median(r) / statistics.median(c)
-        print("| %s %s | %s | %s | %.3f%s | %.3f |" % (case, mode, fmt(c), fmt(r), ratio,
-                                                     "" if same else " (DATA DIFFERS)",
-                                                     min(r) / min(c)))
+        pr, eff = paired(c, r)
+        cell = lambda x: "-" if x is None else "%.3f" % x
+        print("| %s %s | %s | %s | %.3f%s | %.3f | %s | %s |" % (
+            case, mode, fmt(c), fmt(r), ratio, "" if same else " (DATA DIFFERS)",
+            min(r) / min(c), cell(pr), cell(eff)))
 print()
 # The disk reads of the cold runs (the same for every rep of a driver, or shown
-# as the range) and their CPU time (user + system, median): what is not CPU
-# time is waiting, mostly for the disk.
+# as the range), their CPU time (user + system, median) and how often the
+# process slept (voluntary context switches, median): what is not CPU time is
+# waiting, mostly for the disk.
 ios = {}
 for line in open(io):
-    _, case, drv, n, sectors, cpu = line.split()
-    ios.setdefault((case, drv), []).append((int(n), int(sectors), float(cpu)))
+    _, case, drv, n, sectors, cpu, waits = line.split()
+    ios.setdefault((case, drv), []).append((int(n), int(sectors), float(cpu), int(waits)))
 if ios:
-    print("| cold case | C ext2 reads (KiB) | rust_ext2 reads (KiB) | C ext2 CPU s | rust_ext2 CPU s |")
-    print("|---|---|---|---|---|")
+    print("| cold case | C ext2 reads (KiB) | rust_ext2 reads (KiB) | C ext2 CPU s | rust_ext2 CPU s | C ext2 sleeps | rust_ext2 sleeps |")
+    print("|---|---|---|---|---|---|---|")
     rng = lambda v: "%d" % v[0] if min(v) == max(v) else "%d-%d" % (min(v), max(v))
-    cell = lambda v: "%s (%s)" % (rng([n for n, _, _ in v]), rng([s // 2 for _, s, _ in v])) if v else "-"
-    cpu = lambda v: "%.3f" % statistics.median([c for _, _, c in v]) if v else "-"
+    cell = lambda v: "%s (%s)" % (rng([x[0] for x in v]), rng([x[1] // 2 for x in v])) if v else "-"
+    cpu = lambda v: "%.3f" % statistics.median([x[2] for x in v]) if v else "-"
+    waits = lambda v: "%d" % statistics.median([x[3] for x in v]) if v else "-"
     for case in order:
         c, r = ios.get((case, "ext2"), []), ios.get((case, "rust_ext2"), [])
         if c or r:
-            print("| %s | %s | %s | %s | %s |" % (case, cell(c), cell(r), cpu(c), cpu(r)))
+            print("| %s | %s | %s | %s | %s | %s | %s |" % (case, cell(c), cell(r), cpu(c), cpu(r),
+                                                           waits(c), waits(r)))
     print()
 print("Text size: rust_ext2.ko %s bytes; C ext2 (built in, fs/ext2/*.o) %s bytes.%s" % (
     rust_text, c_text, " QUICK run: small data set, not representative." if quick == "1" else ""))

@@ -34,6 +34,9 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* voluntary context switches (sleeps: waits for the disk, locks) of this process and its children */
+static long waits;
+
 /* user + system time of this process and its waited-for children, seconds */
 static double cpu(void)
 {
@@ -42,6 +45,7 @@ static double cpu(void)
 
 	getrusage(RUSAGE_SELF, &self);
 	getrusage(RUSAGE_CHILDREN, &children);
+	waits = self.ru_nvcsw + children.ru_nvcsw;
 	t += self.ru_utime.tv_sec + self.ru_utime.tv_usec / 1e6;
 	t += self.ru_stime.tv_sec + self.ru_stime.tv_usec / 1e6;
 	t += children.ru_utime.tv_sec + children.ru_utime.tv_usec / 1e6;
@@ -100,7 +104,8 @@ static void statwalk(const char *path)
 int main(int argc, char **argv)
 {
 	static unsigned char buf[1 << 20];
-	double t0, c0;
+	double t0, c0, t, c;
+	long w0;
 	ssize_t n;
 	int fd;
 
@@ -110,6 +115,7 @@ int main(int argc, char **argv)
 	}
 	t0 = now();
 	c0 = cpu();
+	w0 = waits;
 	if (!strcmp(argv[1], "seq")) {
 		fd = open(argv[2], O_RDONLY);
 		if (fd < 0)
@@ -164,7 +170,9 @@ int main(int argc, char **argv)
 	} else {
 		return 2;
 	}
-	printf("time %.6f count %lu sum %llx cpu %.6f\n", now() - t0, count,
-	       (unsigned long long)sum, cpu() - c0);
+	t = now() - t0;
+	c = cpu() - c0;
+	printf("time %.6f count %lu sum %llx cpu %.6f waits %ld\n", t, count,
+	       (unsigned long long)sum, c, waits - w0);
 	return 0;
 }
