@@ -55,6 +55,7 @@ def paired(c, r):
         return None, None
     c_first, r_first = (sum(v) / len(v) for v in logs)
     return math.exp((c_first + r_first) / 2), math.exp((r_first - c_first) / 2)
+opt = lambda x: "-" if x is None else "%.3f" % x
 print("| case | C ext2 median (min-max) s | rust_ext2 median (min-max) s | rust/C (medians) | rust/C (minima) | rust/C (paired, order-balanced) | order: first/second run |")
 print("|---|---|---|---|---|---|---|")
 order = ["seq-read", "holes-read", "rand-read", "find-stat", "getdents", "tar"]
@@ -68,10 +69,9 @@ for case in order:
         fmt = lambda v: "%.3f (%.3f-%.3f)" % (statistics.median(v), min(v), max(v))
         ratio = statistics.median(r) / statistics.median(c)
         pr, eff = paired(c, r)
-        cell = lambda x: "-" if x is None else "%.3f" % x
         print("| %s %s | %s | %s | %.3f%s | %.3f | %s | %s |" % (
             case, mode, fmt(c), fmt(r), ratio, "" if same else " (DATA DIFFERS)",
-            min(r) / min(c), cell(pr), cell(eff)))
+            min(r) / min(c), opt(pr), opt(eff)))
 print()
 # The disk reads of the cold runs (the same for every rep of a driver, or shown
 # as the range), their CPU time (user + system, median) and how often the
