@@ -24,8 +24,9 @@ kernel:
 images:
 	$(S)/mkimages.sh
 
-# Base kernel: all tests but the hostile images; debug kernel: those.
-# make test CONFIG=NAME: everything on one kernel.
+# Each tests/vm test names its kernels ("# kernel: base debug"); the debug
+# kernel is built while the host tests run on the base kernel.
+# make test CONFIG=NAME: every base and debug test on one kernel.
 test:
 	$(S)/test.sh
 

@@ -42,10 +42,15 @@ TESTS="30-hostile" BOOT_TIMEOUT=$((600 + 70 * N)) "$REPO/scripts/run-tests.sh" >
 rc=$?
 kill "$progress" 2>/dev/null
 cat "$out/result.txt"
-# Misbehaving images: CRASH outcomes, and the last one started if the VM died.
-bad=$(grep '^@@FUZZ .* rust=CRASH' "$console" | awk '{print $2}')
-last=$(grep '^@@FUZZ-START ' "$console" | tail -1 | awk '{print $2}')
-if [ -n "$last" ] && ! grep -q "^@@FUZZ $last " "$console"; then bad="$bad $last"; fi
+# Misbehaving images: CRASH outcomes, the images another worker had in
+# flight then (30-hostile.sh runs one worker per CPU), and those started but
+# never finished if the VM died.
+bad=$(grep -E '^@@FUZZ .* (rust|c)=CRASH' "$console" | awk '{print $2}')
+bad="$bad $(awk '$1 == "@@FUZZ-SUSPECT" { print $2 }' "$console")"
+for idx in $(awk '$1 == "@@FUZZ-START" { print $2 }' "$console"); do
+	grep -q "^@@FUZZ $idx " "$console" || bad="$bad $idx"
+done
+bad=$(printf '%s\n' $bad | sort -nu)
 for idx in $bad; do
 	line=$(awk -v i="$idx" '$1 == i' "$IMGDIR/expected/fuzz.list")
 	seed=$(echo "$line" | awk '{print $2}')

@@ -28,10 +28,22 @@ for src in "$REPO"/tests/tools/*.c; do
 	[ -e "$src" ] || continue
 	gcc -O2 -static -Wall -Werror -o "$root/usr/bin/$(basename "$src" .c)" "$src"
 done
-# TESTS: space-separated globs of the tests/vm scripts to include (default all).
-for glob in ${TESTS:-*}; do
+# TESTS: space-separated globs of the tests/vm scripts to include (default all);
+# KERNELS: space-separated kernel names: only the tests whose "# kernel:" line
+# names one of them (make test: base, debug).
+set -f; globs=(${TESTS:-*}); set +f
+for glob in "${globs[@]}"; do
 	for t in "$REPO"/tests/vm/$glob.sh; do
-		[ -e "$t" ] && cp "$t" "$root/tests/"
+		[ -e "$t" ] || continue
+		if [ -n "${KERNELS:-}" ]; then
+			want=$(sed -n 's/^# kernel: //p' "$t" | head -1)
+			hit=
+			for k in $KERNELS; do
+				case " $want " in *" $k "*) hit=1 ;; esac
+			done
+			[ -n "$hit" ] || continue
+		fi
+		cp "$t" "$root/tests/"
 	done
 done
 [ -f "$REPO/tests/lib.sh" ] && cp "$REPO/tests/lib.sh" "$root/tests/lib.sh"

@@ -21,10 +21,12 @@ for t in /tests/[0-9]*.sh; do
 	log=/tmp/$name.log
 	# A test may ask for a longer limit with a "# timeout: SECONDS" line.
 	limit=$(sed -n 's/^# timeout: //p' "$t" | head -1)
+	t0=$(date +%s)
 	if timeout "${limit:-${TEST_TIMEOUT:-300}}" sh "$t" > "$log" 2>&1; then
-		res="PASS $name"
+		res="PASS $name ($(($(date +%s) - t0)) s)"
 	else
-		res="FAIL $name (exit $?)"
+		rc=$?
+		res="FAIL $name (exit $rc, $(($(date +%s) - t0)) s)"
 	fi
 	sed "s/^/@@LOG $name /" "$log"
 	echo "@@RESULT $res"

@@ -1,3 +1,4 @@
+# kernel: base debug
 # C ext2 mounts an image made by mke2fs -d on the host; contents match the
 # host's SHA-256 of every file.
 . /tests/lib.sh

@@ -1,3 +1,4 @@
+# kernel: base
 # rust_rofs: the in-memory sample shows exactly what samples/rust/rust_rofs.rs
 # defines; lookups of missing names fail with ENOENT, writes with EROFS;
 # mount cycles leak no inodes and the module unloads.

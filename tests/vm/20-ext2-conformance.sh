@@ -1,3 +1,5 @@
+# timeout: 1200
+# kernel: base debug
 # rust_ext2 against C ext2, same image, same boot: for every image of
 # expected/ext2-images, fswalk (tests/tools/fswalk.c) of a C ext2 mount and
 # of a rust_ext2 mount must be identical: names, getdents order/offsets/types,

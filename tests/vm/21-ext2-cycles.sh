@@ -1,3 +1,5 @@
+# timeout: 600
+# kernel: base
 # rust_ext2: 100 mount/unmount cycles with a walk leak nothing (the inode
 # cache is back to its count from before the first mount), and the module
 # unloads.

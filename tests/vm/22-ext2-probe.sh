@@ -1,3 +1,5 @@
+# timeout: 900
+# kernel: base
 # rust_ext2 against C ext2 beyond the walk: for every image of
 # expected/ext2-images that both mount, fsprobe (tests/tools/fsprobe.c) of a
 # C ext2 mount and of a rust_ext2 mount must be identical: FS_IOC_GETFLAGS/

@@ -1,3 +1,5 @@
+# timeout: 600
+# kernel: base
 # Mount options of rust_ext2 against C ext2 (mountopt, tests/tools/mountopt.c):
 # every option of ext2_param_spec alone and in combinations, on images with
 # mke2fs's defaults (ext2-1k, ext2-4k) and with other defaults in the

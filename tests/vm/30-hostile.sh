@@ -1,4 +1,5 @@
 # timeout: 10800
+# kernel: debug
 # (the whole make fuzz SWEEP=1 set takes hours; each image has its own 60 s)
 # Hostile images: every slot of fuzz.img (see tests/images/30-fuzz.sh) is
 # mounted with rust_ext2 and walked completely (readdir, stat, read, readlink,
@@ -6,46 +7,87 @@
 # mount with an errno or fail single calls with an errno; never oops, BUG,
 # WARN, KASAN, panic or hang (60 s per image), and leak nothing (rmmod at the
 # end destroys the inode cache, which warns if objects are left).
+# The images are shared out to one worker per CPU (own loop device, mount
+# point and files); the kernel log is read and cleared under a lock, so a
+# worker's capture can hold lines of the image another worker has in flight:
+# a crash is then reported on the capturing worker's image and the other
+# in-flight images are named as suspects (@@FUZZ-SUSPECT, which make fuzz
+# also keeps as reproducers).
 . /tests/lib.sh
 modprobe rust_ext2
 container=$(disk fuzz)
-mkdir -p /mnt/f
-: > /tmp/outcomes
+jobs=$(nproc)
 crashes=0
 dmesg -c > /dev/null
-run() { # FSTYPE -> outcome word on stdout, details in /tmp/walk
-	if ! timeout 60 fswalk -m /dev/loop0 "$1" /mnt/f > /tmp/walk 2>&1; then
-		echo hang; umount /mnt/f 2>/dev/null; return
+rm -rf /tmp/h; mkdir -p /tmp/h
+run() { # W FSTYPE -> outcome word on stdout, details in /tmp/h/walk.W
+	if ! timeout 60 fswalk -m "/dev/loop$1" "$2" "/mnt/f$1" > "/tmp/h/walk.$1" 2>&1; then
+		echo hang; umount "/mnt/f$1" 2>/dev/null; return
 	fi
-	if grep -q '^mount-err' /tmp/walk; then
-		echo "refused:$(awk '/^mount-err/ {print $2}' /tmp/walk)"
-	elif grep -q '^err ' /tmp/walk; then
-		echo "errors:$(awk '/^err / {print $NF}' /tmp/walk | sort | uniq -c | awk '{printf "%s%s=%s", s, $2, $1; s=","}')"
+	if grep -q '^mount-err' "/tmp/h/walk.$1"; then
+		echo "refused:$(awk '/^mount-err/ {print $2}' "/tmp/h/walk.$1")"
+	elif grep -q '^err ' "/tmp/h/walk.$1"; then
+		echo "errors:$(awk '/^err / {print $NF}' "/tmp/h/walk.$1" | sort | uniq -c | awk '{printf "%s%s=%s", s, $2, $1; s=","}')"
 	else
 		echo clean
 	fi
 }
-while read -r idx seed base size what; do
-	echo "@@FUZZ-START $idx $seed" > /dev/console
-	dd if="$container" of=/tmp/f.img bs=512 skip=$((idx * 8192)) count=$((size / 512)) 2>/dev/null
-	losetup -r /dev/loop0 /tmp/f.img
-	r=$(run rust_ext2)
-	dmesg -c > /tmp/kr
+kmsg() { # W: the kernel log since the last capture, to /tmp/h/kmsg.W (under a lock)
+	until mkdir /tmp/h/lock 2>/dev/null; do usleep 20000; done
+	dmesg -c > "/tmp/h/kmsg.$1"
+	rmdir /tmp/h/lock
+}
+# bad W WHAT OUTCOME|-: note the checks in worker W's capture; true (and a
+# report) if it shows a crash or the walk hung.
+bad() {
 	# Which rust_ext2 checks fired (for the coverage report).
-	grep 'rust_ext2: ' /tmp/kr >> /tmp/checks || true
-	if grep -Eq '\bBUG\b|\bWARNING\b|Oops|KASAN|rust_panic|panicked|general protection|still has objects' /tmp/kr \
-		|| [ "$r" = hang ]; then
-		r="CRASH($r)"
-		crashes=$((crashes + 1))
-		echo "seed $seed ($base, $what): rust_ext2 misbehaved:"
-		sed 's/^/    /' /tmp/kr
-	fi
-	c=$(run ext2)
-	dmesg -c > /dev/null
-	losetup -d /dev/loop0
-	echo "$idx $seed $base $r $c" >> /tmp/outcomes
-	echo "@@FUZZ $idx $seed $base rust=$r c=$c $what" > /dev/console
-done < /expected/fuzz.list
+	grep 'rust_ext2: ' "/tmp/h/kmsg.$1" >> "/tmp/h/checks.$1" || true
+	grep -Eq '\bBUG\b|\bWARNING\b|Oops|KASAN|rust_panic|panicked|general protection|still has objects' "/tmp/h/kmsg.$1" ||
+		[ "$3" = hang ] || return 1
+	echo x >> "/tmp/h/crashes.$1"
+	echo "seed $2 misbehaved ($3):"
+	sed 's/^/    /' "/tmp/h/kmsg.$1"
+	for f in /tmp/h/inflight.*; do
+		[ "$f" = "/tmp/h/inflight.$1" ] && continue
+		echo "    (in flight on another worker: image $(cat "$f"))"
+		echo "@@FUZZ-SUSPECT $(cat "$f")" > /dev/console
+	done
+	return 0
+}
+worker() { # W: every jobs-th image, starting at line W
+	local w=$1 idx seed base size what r c
+	mkdir -p "/mnt/f$w"
+	: > "/tmp/h/outcomes.$w"; : > "/tmp/h/checks.$w"; : > "/tmp/h/crashes.$w"
+	awk -v j="$jobs" -v w="$w" '(NR - 1) % j == w' /expected/fuzz.list |
+	while read -r idx seed base size what; do
+		echo "$idx" > "/tmp/h/inflight.$w"
+		echo "@@FUZZ-START $idx $seed" > /dev/console
+		dd if="$container" of="/tmp/h/f$w.img" bs=512 skip=$((idx * 8192)) count=$((size / 512)) 2>/dev/null
+		losetup -r "/dev/loop$w" "/tmp/h/f$w.img"
+		r=$(run "$w" rust_ext2)
+		kmsg "$w"
+		bad "$w" "$seed ($base, $what), rust_ext2" "$r" && r="CRASH($r)"
+		c=$(run "$w" ext2)
+		kmsg "$w"
+		# After C ext2's run: its log can hold another worker's rust_ext2
+		# lines (a hang of C ext2 itself is only reported in the table).
+		bad "$w" "$seed ($base, $what), C ext2" - && c="CRASH($c)"
+		losetup -d "/dev/loop$w"
+		echo "$idx $seed $base $r $c" >> "/tmp/h/outcomes.$w"
+		echo "@@FUZZ $idx $seed $base rust=$r c=$c $what" > /dev/console
+	done
+	rm -f "/tmp/h/inflight.$w"
+}
+w=0
+while [ $w -lt "$jobs" ]; do
+	worker $w > "/tmp/h/log.$w" 2>&1 &
+	w=$((w + 1))
+done
+wait
+cat /tmp/h/log.*
+cat /tmp/h/outcomes.* | sort -n > /tmp/outcomes
+cat /tmp/h/checks.* > /tmp/checks
+crashes=$(cat /tmp/h/crashes.* | wc -l)
 rmmod rust_ext2
 if dmesg | grep -Eq 'still has objects|\bBUG\b|\bWARNING\b'; then
 	dmesg | tail -20; fail "rust_ext2 leaked objects or warned at rmmod"

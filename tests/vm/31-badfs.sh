@@ -1,3 +1,4 @@
+# kernel: debug
 # The bindings contain a file system that misbehaves through the safe API
 # (samples/rust/rust_badfs.rs): oversized xattr lengths give ERANGE, a folio
 # read on an inode without read_folio EINVAL, an owned link target in RCU

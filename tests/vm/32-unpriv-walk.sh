@@ -1,3 +1,4 @@
+# kernel: debug
 # On the hardened debug kernel (HARDENED_USERCOPY, KASAN, ...): every
 # conformance image walked by an unprivileged user (uid 65534, no groups) on
 # C ext2 and on rust_ext2 in the same boot, without file contents: readlink

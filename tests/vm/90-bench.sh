@@ -1,4 +1,5 @@
 # timeout: 7200
+# kernel: bench
 # make bench: each case, REPS times, alternating which driver goes first;
 # cold = after mount + drop_caches (and empty slabs shrunk), warm = the same again from the page cache
 # (the short warm cases, random reads and getdents, repeated WARM_LOOPS times
