@@ -14,13 +14,27 @@
 //! - `owned`: a symbolic link that returns an owned target even in RCU walk (the bindings say
 //!   `ECHILD` there, and the ref walk follows it);
 //! - `inlink`: a symbolic link whose target is borrowed from its inode's data, which the file
-//!   system did not whitelist for user copies (the bindings copy it for `readlink`).
+//!   system did not whitelist for user copies (the bindings copy it for `readlink`);
+//! - `noread`: a regular file whose file operations read through the page cache, without address
+//!   space operations (`read(2)` would call a NULL `read_folio`: the bindings refuse the inode,
+//!   its lookup fails with `EINVAL`);
+//! - `nolink`: a symbolic link read through the page cache (`page_get_link`), without address
+//!   space operations (refused the same way);
+//! - `blocks`: a regular file whose blocks its mapper says are on the device, which this
+//!   superblock does not have (reads through the page cache and `O_DIRECT` reads fail with
+//!   `EIO` instead of submitting bios to a NULL device).
+//!
+//! Its `fill_super` asks for block sizes of the device it does not have (the bindings fail the
+//! calls instead of dereferencing a NULL `s_bdev`).
 //!
 //! Its per-inode data needs 128-byte alignment (checked on every inode it returns) and has a
 //! `Drop` that may sleep.
 
+use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, BlockRun, LockedFolio};
 use kernel::fs::dentry::{self, DEntry};
+use kernel::fs::file::{self, File, FileOperations};
 use kernel::fs::inode::{self, INode, INodeOperations, Link, LinkWalk, Type, UNIX_EPOCH};
+use kernel::fs::iomap::{self, DirectIo};
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
 use kernel::fs::xattr::{self, XattrHandler};
 use kernel::prelude::*;
@@ -37,11 +51,14 @@ kernel::module_fs! {
 const ROOT_INO: u64 = 1;
 
 /// The entries of the root: name, inode number, type.
-const ENTRIES: [(&[u8], u64); 4] = [
+const ENTRIES: [(&[u8], u64); 7] = [
     (b"xattrs", 2),
     (b"noaops", 3),
     (b"owned", 4),
     (b"inlink", 5),
+    (b"noread", 6),
+    (b"nolink", 7),
+    (b"blocks", 8),
 ];
 
 /// A value whose `Drop` may sleep (it says so to `CONFIG_DEBUG_ATOMIC_SLEEP`).
@@ -71,6 +88,11 @@ impl kernel::fs::FileSystem for BadFs {
 
     fn fill_super(sb: &mut SuperBlock<Self, sb::New>, (): &()) -> Result<sb::Params<()>> {
         sb.set_xattr_handlers(XATTR_HANDLERS);
+        // No block device: the block-size calls must fail (they read `s_bdev`).
+        if sb.min_blocksize(512) != 0 || sb.set_blocksize(4096).is_ok() {
+            pr_err!("block size set without a block device\n");
+            return Err(EIO);
+        }
         Ok(sb::Params {
             magic: 0x4241_4446,
             blocksize_bits: 12,
@@ -98,6 +120,7 @@ const NOAOPS_IOPS: inode::Ops<BadFs> = inode::Ops::new::<NoAopsOps>();
 const XATTRS_IOPS: inode::Ops<BadFs> = inode::Ops::new::<XattrsOps>();
 const OWNED_IOPS: inode::Ops<BadFs> = inode::Ops::new::<OwnedLinkOps>();
 const INLINK_IOPS: inode::Ops<BadFs> = inode::Ops::new::<DataLinkOps>();
+const PAGELINK_IOPS: inode::Ops<BadFs> = inode::Ops::new::<PageLinkOps>();
 
 /// Returns inode `ino`, creating it if it is not in the inode cache.
 fn iget(sb: &SuperBlock<BadFs>, ino: u64) -> Result<ARef<INode<BadFs>>> {
@@ -111,13 +134,24 @@ fn iget(sb: &SuperBlock<BadFs>, ino: u64) -> Result<ARef<INode<BadFs>>> {
         3 => (Type::Dir, NOAOPS_IOPS),
         4 => (Type::Lnk, OWNED_IOPS),
         5 => (Type::Lnk, INLINK_IOPS),
+        6 => (Type::Reg, XATTRS_IOPS),
+        7 => (Type::Lnk, PAGELINK_IOPS),
+        8 => (Type::Reg, XATTRS_IOPS),
         _ => return Err(ENOENT),
     };
     new.set_inode_ops(iops);
+    if ino == 6 {
+        // Reads through the page cache, but no address space operations are set.
+        new.set_file_ops(file::Ops::generic_ro());
+    }
+    if ino == 8 {
+        new.set_file_ops(BLOCKS_FOPS);
+        new.set_aops(BLOCKS_AOPS);
+    }
     let inode = new.init(inode::Params {
         typ,
         mode: 0o755,
-        size: 6,
+        size: if ino == 8 { 8192 } else { 6 },
         blocks: 0,
         nlink: 1,
         uid: 0,
@@ -174,6 +208,52 @@ impl INodeOperations for NoAopsOps {
         parent.read_mapping_folio(0)?;
         Err(EIO)
     }
+}
+
+const BLOCKS_FOPS: file::Ops<BadFs> = file::Ops::new::<BlocksFops>();
+const BLOCKS_AOPS: address_space::Ops<BadFs> = address_space::Ops::new::<BlocksAops>();
+
+/// Says every block of a file is block 1 of the device.
+struct OnDevice;
+
+impl BlockMapper for OnDevice {
+    type FileSystem = BadFs;
+
+    fn map_blocks(_inode: &INode<BadFs>, _iblock: u64, _max: usize) -> Result<Option<BlockRun>> {
+        Ok(Some(BlockRun {
+            block: 1,
+            count: 1,
+            boundary: false,
+        }))
+    }
+}
+
+struct BlocksFops;
+
+#[vtable]
+impl FileOperations for BlocksFops {
+    type FileSystem = BadFs;
+    const DIRECT_IO: Option<DirectIo<BadFs>> = Some(DirectIo::new(iomap::Ops::new::<OnDevice>()));
+}
+
+struct BlocksAops;
+
+#[vtable]
+impl AddressSpaceOperations for BlocksAops {
+    type FileSystem = BadFs;
+
+    fn read_folio(_file: Option<&File<BadFs>>, folio: LockedFolio<'_, BadFs>) -> Result {
+        address_space::mpage_read_folio::<OnDevice>(folio)
+    }
+}
+
+struct PageLinkOps;
+
+/// A link target in the page cache, of an inode without address space operations.
+#[vtable]
+impl INodeOperations for PageLinkOps {
+    type FileSystem = BadFs;
+    const PAGE_LINK: bool = true;
 }
 
 struct XattrsOps;

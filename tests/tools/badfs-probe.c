@@ -4,10 +4,11 @@
  * samples/rust/rust_badfs.rs, one line each: "WHAT = RESULT", where RESULT
  * is a return value, a link target or an errno name. Run as root, then again
  * as an unprivileged user (BADFS_UID=N). BADFS_ONLY=GROUP runs one group of
- * calls: align, xattr, noaops, owned, inlink.
+ * calls: align, xattr, noaops, noread, blocks, owned, inlink.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,20 @@ static void link_target(const char *what, const char *path)
 	}
 	buf[n] = 0;
 	printf("%s = %s\n", what, buf);
+}
+
+/* Reads the first 4 KiB of a file, opened with FLAGS: the count, or -1 with errno. */
+static long read_start(const char *path, int flags)
+{
+	static char buf[4096] __attribute__((aligned(4096)));
+	int fd = open(path, O_RDONLY | flags);
+	long n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n;
 }
 
 int main(int argc, char **argv)
@@ -74,6 +89,24 @@ int main(int argc, char **argv)
 		link_target("readlink owned", P("owned"));
 		result("stat through owned", stat(P("owned"), &st));
 		result("stat through owned again", stat(P("owned"), &st));
+	}
+	/*
+	 * Page-cache reads (a regular file's read(2), page_get_link) on inodes
+	 * without read_folio: the inodes are refused, their lookups fail.
+	 */
+	GROUP("noread") {
+		result("lstat noread", lstat(P("noread"), &st));
+		result("read noread", read_start(P("noread"), 0));
+		result("lstat nolink", lstat(P("nolink"), &st));
+		link_target("readlink nolink", P("nolink"));
+	}
+	/*
+	 * Blocks on the device of a superblock without one: EIO for page-cache
+	 * and direct reads (not a bio to a NULL device).
+	 */
+	GROUP("blocks") {
+		result("read blocks", read_start(P("blocks"), 0));
+		result("odirect read blocks", read_start(P("blocks"), O_DIRECT));
 	}
 	/* A target borrowed from non-whitelisted inode data: copied for readlink. */
 	GROUP("inlink") {

@@ -22,6 +22,9 @@
  *   fibmap: FIBMAP of blocks 0, 1, 12 and the last
  *   odirect: an O_DIRECT read of 4 KiB at 0 and a misaligned one at 1
  *   handle: name_to_handle_at + open_by_handle_at round trip
+ *   sync:   fsync() and fdatasync() (regular files and directories)
+ *   lease:  F_SETLEASE F_RDLCK, F_GETLEASE, F_SETLEASE F_UNLCK on a
+ *           read-only open (regular files and directories)
  *
  * PROBES is a comma-separated list (default: all); errors print as errno
  * names.
@@ -382,6 +385,31 @@ static void probe_handle(const char *path)
 	close(mnt);
 }
 
+static void probe_sync(const char *path, int fd)
+{
+	int a = fsync(fd), b;
+
+	a = a < 0 ? errno : 0;
+	b = fdatasync(fd) < 0 ? errno : 0;
+	printf("sync %s fsync=%s fdatasync=%s\n", rel(path), a ? en(a) : "ok",
+	       b ? en(b) : "ok");
+}
+
+static void probe_lease(const char *path)
+{
+	int fd = open(path, O_RDONLY), r;
+
+	if (fd < 0) {
+		printf("lease %s open=%s\n", rel(path), en(errno));
+		return;
+	}
+	printf("lease %s set=%s", rel(path), fcntl(fd, F_SETLEASE, F_RDLCK) < 0 ? en(errno) : "ok");
+	r = fcntl(fd, F_GETLEASE);
+	printf(" get=%s", r < 0 ? en(errno) : r == F_RDLCK ? "rdlck" : r == F_UNLCK ? "unlck" : "other");
+	printf(" unlock=%s\n", fcntl(fd, F_SETLEASE, F_UNLCK) < 0 ? en(errno) : "ok");
+	close(fd);
+}
+
 static void probe(const char *path, int type)
 {
 	struct stat st;
@@ -408,6 +436,10 @@ static void probe(const char *path, int type)
 		probe_flags(path, fd);
 	if (want("version"))
 		probe_version(path, fd);
+	if (want("sync"))
+		probe_sync(path, fd);
+	if (want("lease"))
+		probe_lease(path);
 	if (type == DT_DIR && want("dirseek"))
 		probe_dirseek(path, fd, st.st_size);
 	if (type == DT_REG) {

@@ -7,10 +7,14 @@
 # reads, reads at and past EOF, access() and open() as three unprivileged
 # users (against POSIX ACLs on ext2-1k and ext2-2k), the POSIX ACL
 # attributes, lseek+getdents on directories, FS_IOC_GETVERSION, FIBMAP,
-# FIEMAP, O_DIRECT reads (aligned and misaligned) and file handle round
-# trips. PENDING lists probes that are reported, not judged (none now).
+# FIEMAP, O_DIRECT reads (aligned and misaligned), file handle round
+# trips, fsync/fdatasync and leases (F_SETLEASE/F_GETLEASE). PENDING lists
+# probes that are reported, not judged (none now). Not probed: an open
+# without O_LARGEFILE of a file over 2 GiB (generic_file_open's EOVERFLOW):
+# 64-bit processes always open with O_LARGEFILE, and the test kernels have
+# no IA32_EMULATION for a 32-bit one.
 . /tests/lib.sh
-SERVED="flags|statx|seek|mmap|eof|access|acl|dirseek|version|fibmap|handle|fiemap|odirect"
+SERVED="flags|statx|seek|mmap|eof|access|acl|dirseek|version|fibmap|handle|fiemap|odirect|sync|lease"
 PENDING=""
 modprobe rust_ext2
 mkdir -p /mnt/c /mnt/r

@@ -1,7 +1,11 @@
 # kernel: debug
 # The bindings contain a file system that misbehaves through the safe API
 # (samples/rust/rust_badfs.rs): oversized xattr lengths give ERANGE, a folio
-# read on an inode without read_folio EINVAL, an owned link target in RCU
+# read on an inode without read_folio EINVAL, inodes whose file or link
+# operations read through the page cache without read_folio are refused
+# (EINVAL: read(2) or the link walk would call NULL), reads of blocks on the
+# device the superblock does not have fail with EIO (page cache and O_DIRECT;
+# its fill_super's block-size calls fail too), an owned link target in RCU
 # walk is retried in ref walk, a target borrowed from non-whitelisted inode
 # data is copied for readlink (hardened usercopy), over-aligned inode data is
 # aligned, and inode data whose Drop sleeps is dropped where it may sleep.
@@ -23,6 +27,12 @@ lookup in noaops = EINVAL
 readlink owned = xattrs
 stat through owned = 0
 stat through owned again = 0
+lstat noread = EINVAL
+read noread = EINVAL
+lstat nolink = EINVAL
+readlink nolink = EINVAL
+read blocks = EIO
+odirect read blocks = EIO
 readlink inlink = xattrs
 stat through inlink = 0"
 i=0

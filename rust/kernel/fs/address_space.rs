@@ -649,6 +649,13 @@ unsafe extern "C" fn get_block_callback<M: BlockMapper>(
         };
         let max = (want >> bits).max(1);
         if let Some(run) = M::map_blocks(inode, iblock, max)? {
+            // Blocks of a superblock without a block device (`sb::Type::Independent`): the
+            // read would submit a bio to a NULL device.
+            // SAFETY: `sb` is the valid superblock of the inode; `s_bdev` is set before it is
+            // filled and stable for its life.
+            if unsafe { (*sb).s_bdev }.is_null() {
+                return Err(EIO);
+            }
             let count = run.count.clamp(1, max);
             // SAFETY: `bh` and `sb` are valid. `map_bh` sets the device, block number and size.
             unsafe {
@@ -757,6 +764,9 @@ impl<T: FileSystem> iomap::Ops<T> {
                         iomap.addr = u64::MAX;
                         iomap.length = 1 << bits;
                     }
+                    // Data on a device the superblock does not have (`sb::Type::Independent`):
+                    // direct I/O would build bios for a NULL block device.
+                    Some(_) if bdev.is_null() => return EIO.to_errno(),
                     Some(run) => {
                         let count = run.count.clamp(1, max) as u64;
                         iomap.type_ = bindings::IOMAP_MAPPED as u16;

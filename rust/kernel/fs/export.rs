@@ -46,12 +46,38 @@ impl<T: FileSystem> Ops<T> {
         struct Table<T: FileSystem, U: ?Sized>(PhantomData<T>, PhantomData<*const U>);
         impl<T: FileSystem, U: ExportOperations<FileSystem = T> + ?Sized> Table<T, U> {
             const TABLE: bindings::export_operations = bindings::export_operations {
-                encode_fh: Some(bindings::generic_encode_ino32_fh),
+                encode_fh: Some(Self::encode_fh_callback),
                 fh_to_dentry: Some(Self::fh_to_dentry_callback),
                 fh_to_parent: Some(Self::fh_to_parent_callback),
                 get_parent: Some(Self::get_parent_callback),
                 ..pin_init::zeroed()
             };
+
+            /// # Safety
+            ///
+            /// `encode_fh` of `struct export_operations`: `inode` is a valid inode of `T`,
+            /// `parent` NULL or its valid parent directory, `fh` valid for `*max_len` words.
+            unsafe extern "C" fn encode_fh_callback(
+                inode: *mut bindings::inode,
+                fh: *mut u32,
+                max_len: *mut c_int,
+                parent: *mut bindings::inode,
+            ) -> c_int {
+                // `generic_encode_ino32_fh` stores 32-bit inode numbers: a larger one would be
+                // truncated into a handle of another inode. Refuse it as C refuses handles it
+                // cannot make (`FILEID_INVALID`: `name_to_handle_at` says `EOVERFLOW`).
+                // SAFETY: `inode` is valid, `parent` NULL or valid (the C API); `i_ino` does not
+                // change once the inode is hashed.
+                let too_big = unsafe {
+                    (*inode).i_ino > u64::from(u32::MAX)
+                        || (!parent.is_null() && (*parent).i_ino > u64::from(u32::MAX))
+                };
+                if too_big {
+                    return bindings::fid_type_FILEID_INVALID as c_int;
+                }
+                // SAFETY: The arguments are valid as the C API passed them.
+                unsafe { bindings::generic_encode_ino32_fh(inode, fh, max_len, parent) }
+            }
 
             /// # Safety
             ///

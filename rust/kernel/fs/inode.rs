@@ -127,8 +127,24 @@ impl Dev {
 pub struct Timespec {
     /// Seconds (may be negative, before 1970).
     pub secs: i64,
-    /// Nanoseconds, below one billion.
+    /// Nanoseconds, below one billion (more are carried into the seconds when the time is
+    /// stored in an inode).
     pub nsecs: u32,
+}
+
+impl Timespec {
+    /// The same time with the nanoseconds below one billion: the whole seconds in them are
+    /// carried into the seconds (saturating), as the VFS expects of `i_*time_nsec`.
+    #[inline]
+    fn normalized(self) -> Self {
+        const NSEC_PER_SEC: u32 = 1_000_000_000;
+        Self {
+            secs: self
+                .secs
+                .saturating_add(i64::from(self.nsecs / NSEC_PER_SEC)),
+            nsecs: self.nsecs % NSEC_PER_SEC,
+        }
+    }
 }
 
 /// The Unix epoch, as a [`Timespec`].
@@ -426,11 +442,15 @@ pub enum Lookup<T: FileSystem> {
 /// A new inode, locked (`I_NEW`), that must be initialised.
 ///
 /// Dropping it without initialising it marks it bad and releases it (`iget_failed`).
-pub struct NewINode<T: FileSystem>(ManuallyDrop<ARef<INode<T>>>);
+///
+/// The second field says whether the operations set so far read through the inode's page cache
+/// (the generic file reads, `page_get_link`), so that [`NewINode::init`] can refuse an inode whose
+/// mapping cannot fill it.
+pub struct NewINode<T: FileSystem>(ManuallyDrop<ARef<INode<T>>>, pub(crate) bool);
 
 impl<T: FileSystem> NewINode<T> {
     pub(crate) fn new(inode: ARef<INode<T>>) -> Self {
-        Self(ManuallyDrop::new(inode))
+        Self(ManuallyDrop::new(inode), false)
     }
 
     /// Returns the number of the new inode.
@@ -448,14 +468,44 @@ impl<T: FileSystem> NewINode<T> {
     pub fn set_inode_ops(&mut self, ops: Ops<T>) -> &mut Self {
         // SAFETY: The inode is new and exclusively ours; the table is static.
         unsafe { (*self.as_ptr()).i_op = ops.as_ptr() };
+        // patch: link
+        if ops.page_link {
+            // `page_get_link` takes the kernel address of the folio (`folio_address`), which a
+            // folio in high memory does not have: it BUGs unless the mapping's folios are
+            // allocated without `__GFP_HIGHMEM`.
+            // SAFETY: The inode is new and exclusively ours, its page cache still empty.
+            unsafe { bindings::inode_nohighmem(self.as_ptr()) };
+            self.1 = true;
+        }
+        // patch: end
         self
     }
 
     /// Initialises the new inode with `params` and unlocks it (`unlock_new_inode`).
+    ///
+    /// Fails with `EINVAL` (and releases the inode as if dropped) if its operations read through
+    /// the page cache but its address space cannot read folios (no
+    /// [`AddressSpaceOperations::read_folio`](crate::fs::address_space::AddressSpaceOperations)):
+    /// `read(2)`, `mmap` or the link walk would make C call a NULL `read_folio`.
     #[inline]
     pub fn init(self, params: Params<T>) -> Result<ARef<INode<T>>> {
         let inode_ptr = self.0.as_ptr();
         let mode = (params.typ.mode_bits() | (u32::from(params.mode) & 0o7777)) as u16;
+        // Special inodes get the operations of their kind from `init_special_inode` below.
+        let special = matches!(
+            params.typ,
+            Type::Chr(_) | Type::Blk(_) | Type::Fifo | Type::Sock
+        );
+        // SAFETY: The inode and its mapping are valid; the operations of a mapping are NULL or a
+        // valid static table, set only while the inode is new.
+        let read_folio = unsafe {
+            let aops = (*(*inode_ptr).i_mapping).a_ops;
+            !aops.is_null() && (*aops).read_folio.is_some()
+        };
+        if self.1 && !special && !read_folio {
+            // `self` is dropped: `iget_failed`.
+            return Err(EINVAL);
+        }
 
         // SAFETY: The inode is new (`I_NEW`), so no one else looks at its fields until it is
         // unlocked below; `inode_ptr` is valid.
@@ -492,12 +542,17 @@ impl<T: FileSystem> NewINode<T> {
             // `inode_set_flags` as the VFS asks (i_flags may be read without the inode lock).
             bindings::inode_set_flags(inode, params.flags.0, Flags::ALL.0);
             // patch: end
-            inode.i_atime_sec = params.atime.secs;
-            inode.i_atime_nsec = params.atime.nsecs;
-            inode.i_mtime_sec = params.mtime.secs;
-            inode.i_mtime_nsec = params.mtime.nsecs;
-            inode.i_ctime_sec = params.ctime.secs;
-            inode.i_ctime_nsec = params.ctime.nsecs;
+            let (atime, mtime, ctime) = (
+                params.atime.normalized(),
+                params.mtime.normalized(),
+                params.ctime.normalized(),
+            );
+            inode.i_atime_sec = atime.secs;
+            inode.i_atime_nsec = atime.nsecs;
+            inode.i_mtime_sec = mtime.secs;
+            inode.i_mtime_nsec = mtime.nsecs;
+            inode.i_ctime_sec = ctime.secs;
+            inode.i_ctime_nsec = ctime.nsecs;
 
             // INVARIANT: The data is written, then marked initialised; `free_work_callback`
             // drops it.
@@ -774,6 +829,15 @@ pub trait INodeOperations {
     }
 
     // patch: link
+    /// The target of the symbolic link is the start of the inode's page cache, up to its size,
+    /// the first NUL or `PAGE_SIZE - 1` bytes (`page_get_link`, as C's
+    /// `page_symlink_inode_operations`): ref walk reads it with the inode's
+    /// [`AddressSpaceOperations::read_folio`](crate::fs::address_space::AddressSpaceOperations),
+    /// RCU walk takes it only from an up-to-date folio already there. The inode's folios are then
+    /// kept out of high memory, and an inode without `read_folio` is refused by
+    /// [`NewINode::init`]. Set this or implement [`INodeOperations::get_link`], not both.
+    const PAGE_LINK: bool = false;
+
     /// Returns the target of a symbolic link (`get_link`).
     ///
     /// In RCU path walk ([`LinkWalk::Rcu`]) the implementation must not block, and can only
@@ -841,7 +905,14 @@ pub trait INodeOperations {
 
 /// An inode operations table for file system `T`.
 #[derive(Copy, Clone)]
-pub struct Ops<T: FileSystem>(*const bindings::inode_operations, PhantomData<T>);
+pub struct Ops<T: FileSystem> {
+    table: *const bindings::inode_operations,
+    // patch: link
+    /// `get_link` is `page_get_link` ([`INodeOperations::PAGE_LINK`]).
+    page_link: bool,
+    // patch: end
+    _fs: PhantomData<T>,
+}
 
 impl<T: FileSystem> Ops<T> {
     /// Creates the inode operations table from an [`INodeOperations`] implementation.
@@ -855,10 +926,13 @@ impl<T: FileSystem> Ops<T> {
                     None
                 },
                 // patch: link
-                get_link: if U::HAS_GET_LINK {
-                    Some(Self::get_link_callback)
-                } else {
-                    None
+                get_link: match (U::PAGE_LINK, U::HAS_GET_LINK) {
+                    (true, true) => {
+                        crate::build_error!("implement `get_link` or set `PAGE_LINK`, not both")
+                    }
+                    (true, false) => Some(bindings::page_get_link),
+                    (false, true) => Some(Self::get_link_callback),
+                    (false, false) => None,
                 },
                 // patch: end
                 // patch: xattr
@@ -1113,12 +1187,19 @@ impl<T: FileSystem> Ops<T> {
             }
             // patch: end
         }
-        Self(&Table::<T, U>::TABLE, PhantomData)
+        Self {
+            table: &Table::<T, U>::TABLE,
+            // patch: link
+            page_link: U::PAGE_LINK,
+            // patch: end
+            _fs: PhantomData,
+        }
     }
 
     /// Returns the raw table.
+    #[inline]
     pub(crate) const fn as_ptr(&self) -> *const bindings::inode_operations {
-        self.0
+        self.table
     }
 }
 
@@ -1172,3 +1253,45 @@ unsafe extern "C" fn drop_link(ptr: *mut c_void) {
     drop(unsafe { KBox::from_raw(ptr.cast::<KVec<u8>>()) });
 }
 // patch: end
+
+#[kunit_tests(rust_fs_inode)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timespec_normalized() {
+        let t = Timespec {
+            secs: 5,
+            nsecs: 2_500_000_000,
+        };
+        assert!(
+            t.normalized()
+                == Timespec {
+                    secs: 7,
+                    nsecs: 500_000_000
+                }
+        );
+        // Already normal, before 1970.
+        let t = Timespec {
+            secs: -1,
+            nsecs: 999_999_999,
+        };
+        assert!(t.normalized() == t);
+        // The seconds saturate.
+        let t = Timespec {
+            secs: i64::MAX,
+            nsecs: u32::MAX,
+        }
+        .normalized();
+        assert!(t.secs == i64::MAX && t.nsecs == u32::MAX % 1_000_000_000);
+    }
+
+    #[test]
+    fn dev_to_kdev() {
+        // The kernel's `dev_t`: major in bits 20-31, minor in bits 0-19 (`MKDEV`).
+        let dev = Dev::from_new(0x1234_5678);
+        assert!(dev.to_kdev() == (0x456 << 20) | 0x12378);
+        let dev = Dev::from_old(0xffff);
+        assert!(dev.to_kdev() == (0xff << 20) | 0xff);
+    }
+}

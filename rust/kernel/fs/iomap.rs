@@ -33,6 +33,10 @@ impl<T: FileSystem> Ops<T> {
 
 /// Reports the extents of `inode` in `start..start + len` with `ops` (`iomap_fiemap`), under
 /// the inode lock, as `ext2_fiemap` does: the caller must not hold it.
+///
+/// `len` is clamped to the size of the file (at least one byte: `iomap_fiemap` refuses a zero
+/// length), as `ext2_fiemap` does: a mapper that reports holes a block at a time would otherwise
+/// let any user who can open a file keep the inode locked for up to 2^51 iterations.
 pub fn fiemap<T: FileSystem>(
     inode: &INode<T>,
     fi: &mut Fiemap<'_>,
@@ -51,6 +55,8 @@ pub fn fiemap<T: FileSystem>(
         // table maps inodes of `T`. The lock is taken and released here.
         let r = unsafe {
             bindings::inode_lock(inode.as_ptr());
+            // Under the lock: the size a writer sets is the size the walk sees.
+            let len = len.min(inode.size().max(1) as u64);
             let r = bindings::iomap_fiemap(inode.as_ptr(), fi.as_ptr(), start, len, ops.as_ptr());
             bindings::inode_unlock(inode.as_ptr());
             r

@@ -13,7 +13,7 @@ use crate::seq_file::SeqFile;
 // patch: end
 use crate::sync::aref::ARef;
 use crate::{bindings, types::Opaque};
-use core::{marker::PhantomData, ptr::NonNull};
+use core::{marker::PhantomData, ptr, ptr::NonNull};
 
 /// Maximum size of a file (`MAX_LFS_FILESIZE`).
 pub const MAX_LFS_FILESIZE: i64 = bindings::MAX_LFS_FILESIZE;
@@ -91,10 +91,19 @@ impl<T: FileSystem, S: State> SuperBlock<T, S> {
         self.0.get()
     }
 
+    /// Reads `s_flags` once (`READ_ONCE`).
+    #[inline]
+    fn flags(&self) -> c_ulong {
+        // SAFETY: The superblock is valid. `s_flags` changes under `s_umount`, which we may not
+        // hold (`reconfigure_super` stores it with `WRITE_ONCE`): a volatile load, as
+        // `READ_ONCE`, gives the old or the new value, never a torn one.
+        unsafe { ptr::read_volatile(&raw const (*self.as_ptr()).s_flags) }
+    }
+
     /// Returns whether the superblock is mounted read-only.
+    #[inline]
     pub fn rdonly(&self) -> bool {
-        // SAFETY: `s_flags` only changes under `s_umount`, a racy read gives either value.
-        unsafe { (*self.as_ptr()).s_flags & bindings::SB_RDONLY != 0 }
+        self.flags() & bindings::SB_RDONLY != 0
     }
 
     // patch: acl
@@ -103,9 +112,9 @@ impl<T: FileSystem, S: State> SuperBlock<T, S> {
     /// `system.posix_acl_*` attributes they have.
     ///
     /// [`INodeOperations::get_inode_acl`]: super::inode::INodeOperations::get_inode_acl
+    #[inline]
     pub fn posix_acl(&self) -> bool {
-        // SAFETY: `s_flags` only changes under `s_umount`, a racy read gives either value.
-        unsafe { (*self.as_ptr()).s_flags & bindings::SB_POSIXACL != 0 }
+        self.flags() & bindings::SB_POSIXACL != 0
     }
     // patch: end
 
@@ -139,17 +148,34 @@ impl<T: FileSystem> SuperBlock<T, New> {
         unsafe { &mut *ptr.cast::<Self>() }
     }
 
+    /// Returns whether the superblock has a block device (`s_bdev`): [`Type::BlockDev`]
+    /// superblocks do.
+    #[inline]
+    fn has_bdev(&self) -> bool {
+        // SAFETY: The superblock is valid; `s_bdev` is set before it is filled and stable after.
+        !unsafe { (*self.as_ptr()).s_bdev }.is_null()
+    }
+
     /// Sets the block size to at least `size` bytes and at least the logical block size of the
-    /// device (`sb_min_blocksize`). Returns the block size set, or zero on failure.
+    /// device (`sb_min_blocksize`). Returns the block size set, or zero on failure (always
+    /// without a block device: [`Type::Independent`]).
     pub fn min_blocksize(&mut self, size: i32) -> i32 {
-        // SAFETY: The superblock is valid and exclusively ours while being filled.
+        if !self.has_bdev() {
+            return 0;
+        }
+        // SAFETY: The superblock is valid and exclusively ours while being filled; it has a
+        // block device, which `sb_min_blocksize` asks for its logical block size.
         unsafe { bindings::sb_min_blocksize(self.as_ptr(), size) }
     }
 
     /// Sets the block size to `size` bytes (`sb_set_blocksize`); fails with `EINVAL` if the
-    /// device cannot use it.
+    /// device cannot use it, or if there is no block device ([`Type::Independent`]).
     pub fn set_blocksize(&mut self, size: i32) -> Result {
-        // SAFETY: The superblock is valid and exclusively ours while being filled.
+        if !self.has_bdev() {
+            return Err(EINVAL);
+        }
+        // SAFETY: The superblock is valid and exclusively ours while being filled; it has a
+        // block device, whose file `sb_set_blocksize` changes the block size of.
         if unsafe { bindings::sb_set_blocksize(self.as_ptr(), size) } == 0 {
             return Err(EINVAL);
         }

@@ -5,7 +5,7 @@
 use crate::defs;
 use crate::superblock::Ext2Fs;
 use kernel::fs::address_space::{Folio, MappedBytes};
-use kernel::fs::file::{self, DirEmitter, DirEntryType, File, FileOperations};
+use kernel::fs::file::{self, DirEmitter, DirEntryType, File, FileOperations, Fsync};
 use kernel::fs::inode::INode;
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
@@ -207,9 +207,15 @@ struct DirOps;
 #[vtable]
 impl FileOperations for DirOps {
     type FileSystem = Ext2Fs;
+    const FSYNC: Fsync = Fsync::Simple;
+    const LEASES: bool = true;
 
     fn ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
         crate::ioctl::ioctl(file, cmd, arg)
+    }
+
+    fn compat_ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
+        crate::ioctl::compat_ioctl(file, cmd, arg)
     }
 
     /// `ext2_readdir`: positions are byte offsets in the directory.

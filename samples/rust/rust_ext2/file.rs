@@ -4,7 +4,7 @@
 //! and the ext2 ioctls.
 
 use crate::superblock::Ext2Fs;
-use kernel::fs::file::{self, File, FileOperations};
+use kernel::fs::file::{self, File, FileOperations, Fsync};
 use kernel::fs::iomap::DirectIo;
 use kernel::prelude::*;
 
@@ -16,10 +16,16 @@ struct FileFops;
 #[vtable]
 impl FileOperations for FileFops {
     type FileSystem = Ext2Fs;
+    const FSYNC: Fsync = Fsync::Simple;
+    const LEASES: bool = true;
     /// `ext2_dio_read_iter`.
     const DIRECT_IO: Option<DirectIo<Ext2Fs>> = Some(DirectIo::new(crate::inode::IOMAP_OPS));
 
     fn ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
         crate::ioctl::ioctl(file, cmd, arg)
+    }
+
+    fn compat_ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
+        crate::ioctl::compat_ioctl(file, cmd, arg)
     }
 }

@@ -73,9 +73,9 @@ impl INodeOperations for FileOps {
 
     /// `ext2_fiemap`: the length is clamped to the size (at least 1: `iomap_fiemap` refuses
     /// 0), so that holes past it are not walked block by block.
+    /// `ext2_fiemap` (the binding clamps the length to the size, as it does).
     fn fiemap(inode: &INode<Ext2Fs>, fi: &mut Fiemap<'_>, start: u64, len: u64) -> Result {
-        let size = inode.size().max(1) as u64;
-        iomap::fiemap(inode, fi, start, len.min(size), IOMAP_OPS)
+        iomap::fiemap(inode, fi, start, len, IOMAP_OPS)
     }
 
     fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::Type) -> Result<Option<Acl>> {

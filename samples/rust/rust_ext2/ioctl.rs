@@ -19,6 +19,21 @@ const GETRSVSZ: u32 = _IOR::<c_long>(b'f' as u32, 5);
 /// `EXT2_IOC_SETRSVSZ`.
 const SETRSVSZ: u32 = _IOW::<c_long>(b'f' as u32, 6);
 
+/// `EXT2_IOC32_GETVERSION`: the same call with an `int` in the number.
+const GETVERSION32: u32 = _IOR::<i32>(b'v' as u32, 1);
+/// `EXT2_IOC32_SETVERSION`.
+const SETVERSION32: u32 = _IOW::<i32>(b'v' as u32, 2);
+
+/// `ext2_compat_ioctl`: the two commands whose number has a `long` in it, for 32-bit callers.
+pub(crate) fn compat_ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
+    let cmd = match cmd {
+        GETVERSION32 => GETVERSION,
+        SETVERSION32 => SETVERSION,
+        _ => return Err(ENOIOCTLCMD),
+    };
+    ioctl(file, cmd, arg)
+}
+
 /// `ext2_ioctl`, read-only: what writes fails as on a read-only mount.
 pub(crate) fn ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
     let inode = file.inode();

@@ -48,6 +48,8 @@ impl<T: FileSystem> NewINode<T> {
     pub fn set_file_ops(&mut self, ops: Ops<T>) -> &mut Self {
         // SAFETY: The inode is new and exclusively ours; the table is static.
         unsafe { bindings::inode_set_fop(self.as_ptr(), ops.as_ptr()) };
+        // `init` checks that the page cache these operations read can be filled.
+        self.1 |= ops.1;
         self
     }
 }
@@ -167,17 +169,51 @@ impl DirEmitter {
     }
 }
 
+/// How `fsync(2)` and `fdatasync(2)` are served: the `fsync` of `struct file_operations`, one of
+/// the C library's.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub enum Fsync {
+    /// No `fsync`: the calls fail with `EINVAL`.
+    Unsupported,
+    /// `noop_fsync`: nothing to write, success (in-memory file systems).
+    Noop,
+    /// `simple_fsync`: writes the dirty pages, the inode if it is dirty, and flushes the device's
+    /// write cache (ext2's).
+    Simple,
+}
+
+impl Fsync {
+    #[inline]
+    const fn callback(
+        self,
+    ) -> Option<unsafe extern "C" fn(*mut bindings::file, i64, i64, c_int) -> c_int> {
+        match self {
+            Fsync::Unsupported => None,
+            Fsync::Noop => Some(bindings::noop_fsync),
+            Fsync::Simple => Some(bindings::simple_fsync),
+        }
+    }
+}
+
 /// Operations of open files: the Rust side of `struct file_operations`.
 ///
 /// Tables built with [`Ops::new`] use the generic C helpers for what is not implemented: for
 /// directories (implementations of [`FileOperations::read_dir`]) `generic_file_llseek` and
 /// `generic_read_dir`; for other files `generic_file_llseek`, `generic_file_read_iter`,
 /// `filemap_splice_read` and the read-only mmap, which read through the page cache and hence the
-/// inode's [`AddressSpaceOperations`](crate::fs::address_space::AddressSpaceOperations).
+/// inode's [`AddressSpaceOperations`](crate::fs::address_space::AddressSpaceOperations); their
+/// opens go through `generic_file_open` (files over 2 GiB need `O_LARGEFILE`).
 #[vtable]
 pub trait FileOperations {
     /// The file system that the files belong to.
     type FileSystem: FileSystem;
+
+    /// How `fsync(2)` and `fdatasync(2)` are served (by default they fail with `EINVAL`).
+    const FSYNC: Fsync = Fsync::Unsupported;
+
+    /// Whether `F_SETLEASE` grants leases, through `generic_setlease` (by default it fails with
+    /// `EINVAL`, as for C tables without `setlease`).
+    const LEASES: bool = false;
 
     // patch: iomap
     /// Direct I/O reads for regular files: with it, files can be opened with `O_DIRECT` and
@@ -198,11 +234,23 @@ pub trait FileOperations {
     fn ioctl(_file: &File<Self::FileSystem>, _cmd: u32, _arg: usize) -> Result<i32> {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
+
+    /// Handles `ioctl(2)` command `cmd` of a 32-bit process on `file` (`compat_ioctl`, set only
+    /// with `CONFIG_COMPAT`): for commands whose number or argument differs for 32-bit callers.
+    /// `arg` is already widened (`compat_ptr` is the identity on the architectures with
+    /// `CONFIG_COMPAT`). Return `ENOIOCTLCMD` for commands the VFS should handle as
+    /// incompatible.
+    fn compat_ioctl(_file: &File<Self::FileSystem>, _cmd: u32, _arg: usize) -> Result<i32> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
 }
 
 /// A file operations table for file system `T`.
+///
+/// The second field says whether the table reads through the page cache (`read(2)`, `splice`,
+/// `mmap` of regular files): all but directory tables do.
 #[derive(Copy, Clone)]
-pub struct Ops<T: FileSystem>(*const bindings::file_operations, PhantomData<T>);
+pub struct Ops<T: FileSystem>(*const bindings::file_operations, bool, PhantomData<T>);
 
 impl<T: FileSystem> Ops<T> {
     /// Creates the file operations table from a [`FileOperations`] implementation.
@@ -215,6 +263,9 @@ impl<T: FileSystem> Ops<T> {
                     read: Some(bindings::generic_read_dir),
                     iterate_shared: Some(Self::read_dir_callback),
                     unlocked_ioctl: Self::IOCTL,
+                    compat_ioctl: Self::COMPAT_IOCTL,
+                    fsync: U::FSYNC.callback(),
+                    setlease: Self::SETLEASE,
                     ..pin_init::zeroed()
                 }
             } else {
@@ -232,14 +283,33 @@ impl<T: FileSystem> Ops<T> {
                     open: if U::DIRECT_IO.is_some() {
                         Some(Self::open_callback)
                     } else {
-                        None
+                        Some(bindings::generic_file_open)
                     },
+                    // patch: end
+                    // patch: !iomap
+                    // open: Some(bindings::generic_file_open),
                     // patch: end
                     splice_read: Some(bindings::filemap_splice_read),
                     mmap_prepare: Some(bindings::generic_file_readonly_mmap_prepare),
                     unlocked_ioctl: Self::IOCTL,
+                    compat_ioctl: Self::COMPAT_IOCTL,
+                    fsync: U::FSYNC.callback(),
+                    setlease: Self::SETLEASE,
                     ..pin_init::zeroed()
                 }
+            };
+
+            const SETLEASE: Option<
+                unsafe extern "C" fn(
+                    *mut bindings::file,
+                    c_int,
+                    *mut *mut bindings::file_lease,
+                    *mut *mut c_void,
+                ) -> c_int,
+            > = if U::LEASES {
+                Some(bindings::generic_setlease)
+            } else {
+                None
             };
 
             const IOCTL: Option<
@@ -255,11 +325,17 @@ impl<T: FileSystem> Ops<T> {
             ///
             /// `open` of `struct file_operations`: `file` is a file being opened.
             unsafe extern "C" fn open_callback(
-                _inode: *mut bindings::inode,
+                inode: *mut bindings::inode,
                 file: *mut bindings::file,
             ) -> c_int {
+                // SAFETY: `inode` and `file` are valid: the file is being opened on the inode.
+                let ret = unsafe { bindings::generic_file_open(inode, file) };
+                if ret != 0 {
+                    return ret;
+                }
                 // Only tables with `DIRECT_IO` have this callback: direct reads are served.
-                // SAFETY: The file is being opened, not shared yet.
+                // SAFETY: The file is being opened, not shared yet, so nothing else writes
+                // `f_mode`.
                 unsafe { (*file).f_mode |= bindings::FMODE_CAN_ODIRECT };
                 0
             }
@@ -282,6 +358,32 @@ impl<T: FileSystem> Ops<T> {
                 }
             }
             // patch: end
+
+            const COMPAT_IOCTL: Option<
+                unsafe extern "C" fn(*mut bindings::file, c_uint, c_ulong) -> c_long,
+            > = if cfg!(CONFIG_COMPAT) && U::HAS_COMPAT_IOCTL {
+                Some(Self::compat_ioctl_callback)
+            } else {
+                None
+            };
+
+            /// # Safety
+            ///
+            /// `compat_ioctl` of `struct file_operations`: `file` is a valid file opened on an
+            /// inode of `T`.
+            unsafe extern "C" fn compat_ioctl_callback(
+                file: *mut bindings::file,
+                cmd: c_uint,
+                arg: c_ulong,
+            ) -> c_long {
+                // SAFETY: The C API guarantees that `file` is valid for the duration of the
+                // call, opened on an inode that got this table, hence of file system `T`.
+                let file = unsafe { File::<T>::from_raw(file) };
+                match U::compat_ioctl(file, cmd, arg) {
+                    Ok(r) => r as c_long,
+                    Err(e) => e.to_errno() as c_long,
+                }
+            }
 
             /// # Safety
             ///
@@ -321,16 +423,17 @@ impl<T: FileSystem> Ops<T> {
                 })
             }
         }
-        Self(&Table::<T, U>::TABLE, PhantomData)
+        Self(&Table::<T, U>::TABLE, !U::HAS_READ_DIR, PhantomData)
     }
 
     /// The C `generic_ro_fops` table: read-only regular files read through the page cache.
     pub const fn generic_ro() -> Self {
         // SAFETY: `generic_ro_fops` is a static table that never changes.
-        Self(unsafe { &bindings::generic_ro_fops }, PhantomData)
+        Self(unsafe { &bindings::generic_ro_fops }, true, PhantomData)
     }
 
     /// Returns the raw table.
+    #[inline]
     pub(crate) const fn as_ptr(&self) -> *const bindings::file_operations {
         self.0
     }
