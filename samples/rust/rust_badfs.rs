@@ -22,7 +22,11 @@
 //!   space operations (refused the same way);
 //! - `blocks`: a regular file whose blocks its mapper says are on the device, which this
 //!   superblock does not have (reads through the page cache and `O_DIRECT` reads fail with
-//!   `EIO` instead of submitting bios to a NULL device).
+//!   `EIO` instead of submitting bios to a NULL device);
+//! - `partial`: a regular file whose `read_folio` writes a few bytes of each folio, with a gap
+//!   before them, and none at all in most (the bindings zero the rest: no stale memory is read);
+//! - `failing`: an inode whose set-up fails after its operations were set (the bindings release
+//!   the locked new inode, so the next lookup fails again instead of waiting for it forever).
 //!
 //! Its `fill_super` asks for block sizes of the device it does not have (the bindings fail the
 //! calls instead of dereferencing a NULL `s_bdev`).
@@ -33,7 +37,9 @@
 use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, BlockRun, LockedFolio};
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::file::{self, File, FileOperations};
-use kernel::fs::inode::{self, INode, INodeOperations, Link, LinkWalk, Type, UNIX_EPOCH};
+use kernel::fs::inode::{
+    self, INode, INodeOperations, Link, LinkWalk, NewINode, Type, UNIX_EPOCH,
+};
 use kernel::fs::iomap::{self, DirectIo};
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
 use kernel::fs::xattr::{self, XattrHandler};
@@ -51,7 +57,7 @@ kernel::module_fs! {
 const ROOT_INO: u64 = 1;
 
 /// The entries of the root: name, inode number, type.
-const ENTRIES: [(&[u8], u64); 7] = [
+const ENTRIES: [(&[u8], u64); 9] = [
     (b"xattrs", 2),
     (b"noaops", 3),
     (b"owned", 4),
@@ -59,6 +65,8 @@ const ENTRIES: [(&[u8], u64); 7] = [
     (b"noread", 6),
     (b"nolink", 7),
     (b"blocks", 8),
+    (b"partial", 9),
+    (b"failing", 10),
 ];
 
 /// A value whose `Drop` may sleep (it says so to `CONFIG_DEBUG_ATOMIC_SLEEP`).
@@ -124,10 +132,18 @@ const PAGELINK_IOPS: inode::Ops<BadFs> = inode::Ops::new::<PageLinkOps>();
 
 /// Returns inode `ino`, creating it if it is not in the inode cache.
 fn iget(sb: &SuperBlock<BadFs>, ino: u64) -> Result<ARef<INode<BadFs>>> {
-    let mut new = match sb.get_or_create_inode(ino)? {
-        inode::Lookup::Existing(inode) => return Ok(inode),
-        inode::Lookup::New(new) => new,
-    };
+    let inode = sb.iget(ino, |new| init_inode(ino, new))?;
+    // The data must be aligned as its type says.
+    let addr = core::ptr::from_ref(inode.data()).addr();
+    if addr % core::mem::align_of::<BadINode>() != 0 {
+        pr_err!("inode {ino}: data misaligned at {addr:#x}\n");
+        return Err(EIO);
+    }
+    Ok(inode)
+}
+
+/// Sets up new inode `ino`.
+fn init_inode(ino: u64, new: &mut NewINode<BadFs>) -> Result<inode::Params<BadFs>> {
     let (typ, iops) = match ino {
         ROOT_INO => (Type::Dir, ROOT_IOPS),
         2 => (Type::Reg, XATTRS_IOPS),
@@ -136,10 +152,14 @@ fn iget(sb: &SuperBlock<BadFs>, ino: u64) -> Result<ARef<INode<BadFs>>> {
         5 => (Type::Lnk, INLINK_IOPS),
         6 => (Type::Reg, XATTRS_IOPS),
         7 => (Type::Lnk, PAGELINK_IOPS),
-        8 => (Type::Reg, XATTRS_IOPS),
+        8..=10 => (Type::Reg, XATTRS_IOPS),
         _ => return Err(ENOENT),
     };
     new.set_inode_ops(iops);
+    if ino == 10 {
+        // Fails half-way: the new inode is still locked (`I_NEW`).
+        return Err(EIO);
+    }
     if ino == 6 {
         // Reads through the page cache, but no address space operations are set.
         new.set_file_ops(file::Ops::generic_ro());
@@ -148,10 +168,18 @@ fn iget(sb: &SuperBlock<BadFs>, ino: u64) -> Result<ARef<INode<BadFs>>> {
         new.set_file_ops(BLOCKS_FOPS);
         new.set_aops(BLOCKS_AOPS);
     }
-    let inode = new.init(inode::Params {
+    if ino == 9 {
+        new.set_file_ops(file::Ops::generic_ro());
+        new.set_aops(PARTIAL_AOPS);
+    }
+    Ok(inode::Params {
         typ,
         mode: 0o755,
-        size: if ino == 8 { 8192 } else { 6 },
+        size: match ino {
+            8 => 8192,
+            9 => PARTIAL_SIZE,
+            _ => 6,
+        },
         blocks: 0,
         nlink: 1,
         uid: 0,
@@ -165,14 +193,7 @@ fn iget(sb: &SuperBlock<BadFs>, ino: u64) -> Result<ARef<INode<BadFs>>> {
             link: *b"xattrs\0\0",
             _sleeper: Sleeper,
         },
-    })?;
-    // The data must be aligned as its type says.
-    let addr = core::ptr::from_ref(inode.data()).addr();
-    if addr % core::mem::align_of::<BadINode>() != 0 {
-        pr_err!("inode {ino}: data misaligned at {addr:#x}\n");
-        return Err(EIO);
-    }
-    Ok(inode)
+    })
 }
 
 struct RootOps;
@@ -242,8 +263,29 @@ struct BlocksAops;
 impl AddressSpaceOperations for BlocksAops {
     type FileSystem = BadFs;
 
-    fn read_folio(_file: Option<&File<BadFs>>, folio: LockedFolio<'_, BadFs>) -> Result {
+    fn read_folio(_file: Option<&File<BadFs>>, folio: &mut LockedFolio<'_, BadFs>) -> Result {
         address_space::mpage_read_folio::<OnDevice>(folio)
+    }
+}
+
+/// The size of `partial`: 16 pages.
+const PARTIAL_SIZE: i64 = 65536;
+const PARTIAL_AOPS: address_space::Ops<BadFs> = address_space::Ops::new::<PartialAops>();
+
+struct PartialAops;
+
+#[vtable]
+impl AddressSpaceOperations for PartialAops {
+    type FileSystem = BadFs;
+
+    /// Writes `partial` at byte 100 and `end` at byte 4000 of the first folio, nothing in the
+    /// others, and says it read them all.
+    fn read_folio(_file: Option<&File<BadFs>>, folio: &mut LockedFolio<'_, BadFs>) -> Result {
+        if folio.pos() == 0 {
+            folio.write(100, b"partial")?;
+            folio.write(4000, b"end")?;
+        }
+        Ok(())
     }
 }
 

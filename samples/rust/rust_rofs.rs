@@ -9,7 +9,7 @@
 use kernel::fs::address_space::{self, AddressSpaceOperations, LockedFolio};
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::file::{self, DirEmitter, DirEntryType, File, FileOperations};
-use kernel::fs::inode::{self, INode, INodeOperations, Type, UNIX_EPOCH};
+use kernel::fs::inode::{self, INode, INodeOperations, NewINode, Type, UNIX_EPOCH};
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
 use kernel::fs::xattr::{self, XattrHandler};
 use kernel::prelude::*;
@@ -153,10 +153,11 @@ const FILE_AOPS: address_space::Ops<RoFs> = address_space::Ops::new::<FileOps>()
 
 /// Returns the inode of `e`, creating it if it is not in the inode cache.
 fn iget(sb: &SuperBlock<RoFs>, e: &'static Entry) -> Result<ARef<INode<RoFs>>> {
-    let mut new = match sb.get_or_create_inode(e.ino)? {
-        inode::Lookup::Existing(inode) => return Ok(inode),
-        inode::Lookup::New(new) => new,
-    };
+    sb.iget(e.ino, |new| init_inode(e, new))
+}
+
+/// Sets up the new inode of `e`.
+fn init_inode(e: &'static Entry, new: &mut NewINode<RoFs>) -> Result<inode::Params<RoFs>> {
     let subdirs = ENTRIES
         .iter()
         .filter(|c| c.parent == e.ino && c.ino != e.ino && matches!(c.kind, Kind::Dir))
@@ -187,7 +188,7 @@ fn iget(sb: &SuperBlock<RoFs>, e: &'static Entry) -> Result<ARef<INode<RoFs>>> {
     if let Some(aops) = aops {
         new.set_aops(aops);
     }
-    new.init(inode::Params {
+    Ok(inode::Params {
         typ,
         mode: e.mode,
         size: size.try_into()?,
@@ -299,22 +300,17 @@ impl INodeOperations for FileOps {
 impl AddressSpaceOperations for FileOps {
     type FileSystem = RoFs;
 
-    fn read_folio(_file: Option<&File<RoFs>>, mut folio: LockedFolio<'_, RoFs>) -> Result {
+    /// Copies the file's part of the folio; the bindings zero the rest.
+    fn read_folio(_file: Option<&File<RoFs>>, folio: &mut LockedFolio<'_, RoFs>) -> Result {
         let data = match folio.inode().data().kind {
             Kind::File(data) => data,
             _ => return Err(EINVAL),
         };
         let pos = usize::try_from(folio.pos()).unwrap_or(usize::MAX);
-        let copied = if pos >= data.len() {
-            0
-        } else {
+        if pos < data.len() {
             let to_copy = core::cmp::min(data.len() - pos, folio.size());
             folio.write(0, &data[pos..][..to_copy])?;
-            to_copy
-        };
-        let size = folio.size();
-        folio.zero_out(copied, size - copied)?;
-        folio.end_read();
+        }
         Ok(())
     }
 }

@@ -4,7 +4,8 @@
  * samples/rust/rust_badfs.rs, one line each: "WHAT = RESULT", where RESULT
  * is a return value, a link target or an errno name. Run as root, then again
  * as an unprivileged user (BADFS_UID=N). BADFS_ONLY=GROUP runs one group of
- * calls: align, xattr, noaops, noread, blocks, owned, inlink.
+ * calls: align, xattr, noaops, noread, blocks, partial, failing, owned,
+ * inlink.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -51,6 +53,43 @@ static long read_start(const char *path, int flags)
 	n = read(fd, buf, sizeof(buf));
 	close(fd);
 	return n;
+}
+
+/*
+ * Reads the 64 KiB of "partial", whose read_folio writes only "partial" at
+ * byte 100 and "end" at byte 4000: the number of other bytes that are not
+ * zero, or -1 with errno. Memory is first filled with a pattern and freed,
+ * so that the page cache gets pages that held something.
+ */
+static long stale_bytes(const char *path)
+{
+	static char buf[65536];
+	size_t churn = 8 << 20, i;
+	long n, stale = 0;
+	char *m = mmap(NULL, churn, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd;
+
+	if (m != MAP_FAILED) {
+		memset(m, 0x5a, churn);
+		munmap(m, churn);
+	}
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < (size_t)n; i++) {
+		char want = 0;
+
+		if (i >= 100 && i < 107)
+			want = "partial"[i - 100];
+		else if (i >= 4000 && i < 4003)
+			want = "end"[i - 4000];
+		stale += buf[i] != want;
+	}
+	return n == sizeof(buf) ? stale : -1 - n;
 }
 
 int main(int argc, char **argv)
@@ -107,6 +146,13 @@ int main(int argc, char **argv)
 	GROUP("blocks") {
 		result("read blocks", read_start(P("blocks"), 0));
 		result("odirect read blocks", read_start(P("blocks"), O_DIRECT));
+	}
+	/* Folios only partly written by read_folio: the rest reads as zeros. */
+	GROUP("partial") result("stale bytes in partial", stale_bytes(P("partial")));
+	/* A new inode whose set-up failed is released: each lookup fails, none waits. */
+	GROUP("failing") {
+		result("lstat failing", lstat(P("failing"), &st));
+		result("lstat failing again", lstat(P("failing"), &st));
 	}
 	/* A target borrowed from non-whitelisted inode data: copied for readlink. */
 	GROUP("inlink") {

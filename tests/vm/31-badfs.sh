@@ -8,7 +8,9 @@
 # its fill_super's block-size calls fail too), an owned link target in RCU
 # walk is retried in ref walk, a target borrowed from non-whitelisted inode
 # data is copied for readlink (hardened usercopy), over-aligned inode data is
-# aligned, and inode data whose Drop sleeps is dropped where it may sleep.
+# aligned, inode data whose Drop sleeps is dropped where it may sleep, and
+# folios read_folio wrote only in part read as zeros where it did not write,
+# and a new inode whose set-up failed is released (lookups fail, not hang).
 # As root and as an unprivileged user; dmesg must stay clean (debug kernel:
 # KASAN, HARDENED_USERCOPY, DEBUG_ATOMIC_SLEEP, lockdep).
 . /tests/lib.sh
@@ -33,6 +35,9 @@ lstat nolink = EINVAL
 readlink nolink = EINVAL
 read blocks = EIO
 odirect read blocks = EIO
+stale bytes in partial = 0
+lstat failing = EIO
+lstat failing again = EIO
 readlink inlink = xattrs
 stat through inlink = 0"
 i=0

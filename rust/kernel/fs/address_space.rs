@@ -311,48 +311,115 @@ impl<T: FileSystem> INode<T> {
     }
 }
 
-/// A locked folio: the folio lock is held, and released when this is dropped.
+/// A locked folio being read: given to [`AddressSpaceOperations::read_folio`] to fill.
 ///
-/// It is given to [`AddressSpaceOperations::read_folio`] to fill: it is not up to date, so no
-/// one else reads or writes its contents (readers wait for the lock or for `PG_uptodate`, and
-/// writers and mappings need the folio up to date and locked). [`LockedFolio::end_read`] ends
-/// that phase: it marks the folio up to date and unlocks it at once, so the folio is never up to
-/// date while still writable through this value.
+/// The bindings own it and end the read when `read_folio` returns, so a file system cannot leave
+/// the folio locked (it only gets `&mut`, which it can neither keep nor forget): on success the
+/// bytes it did not write are zeroed, the folio is marked up to date and unlocked
+/// (`folio_end_read`); on failure it is unlocked and stays not up to date, and readers get `EIO`.
+/// Alternatively the read is handed to C, which ends it ([`mpage_read_folio`]).
+///
+/// While locked and not up to date no one else reads or writes its contents (readers wait for
+/// the lock or for `PG_uptodate`, and writers and mappings need the folio up to date and locked),
+/// so this value may write them. The pages of a new folio hold whatever their last user left
+/// there: the bindings track how far the contents are written (`filled`) and zero every byte
+/// below that the file system skipped, then the rest at the end, so only written bytes or zeros
+/// ever become visible.
 ///
 /// # Invariants
 ///
-/// The folio is locked, the lock is owned by this value, and the folio is in the page cache of
-/// an inode of `T`, not up to date.
-pub struct LockedFolio<'a, T: FileSystem>(&'a Folio<T>);
+/// While `owned`, the folio is locked, the lock is owned by this value, the folio is in the page
+/// cache of an inode of `T` and not up to date, and bytes `0..filled` of it are initialised
+/// (written or zeroed through this value). When not `owned`, the lock was handed to C.
+pub struct LockedFolio<'a, T: FileSystem> {
+    folio: &'a Folio<T>,
+    filled: usize,
+    owned: bool,
+}
 
 impl<'a, T: FileSystem> LockedFolio<'a, T> {
     /// Creates a locked folio from a raw pointer.
     ///
     /// # Safety
     ///
-    /// `ptr` must be a valid, locked folio of an inode of `T`, valid during `'a`, whose lock is
-    /// transferred to the new value.
-    pub(crate) unsafe fn from_raw(ptr: *mut bindings::folio) -> Self {
-        // SAFETY: The safety requirements guarantee that the cast below is ok.
-        Self(unsafe { &*ptr.cast::<Folio<T>>() })
+    /// `ptr` must be a valid, locked folio of an inode of `T`, not up to date, valid during `'a`,
+    /// whose lock is transferred to the new value.
+    #[inline]
+    unsafe fn from_raw(ptr: *mut bindings::folio) -> Self {
+        // INVARIANT: The caller transfers the lock of a folio of `T` that is not up to date;
+        // nothing is written yet.
+        Self {
+            // SAFETY: The cast is okay because `Folio<T>` is `repr(transparent)` over the C
+            // folio, and the caller guarantees that it is valid during `'a`.
+            folio: unsafe { &*ptr.cast::<Folio<T>>() },
+            filled: 0,
+            owned: true,
+        }
     }
 
-    /// Gives up the lock, returning the raw folio pointer.
-    fn into_raw(self) -> *mut bindings::folio {
-        let ptr = self.0.as_ptr();
-        core::mem::forget(self);
-        ptr
+    /// Hands the lock over to C, which ends the read; fails with `EINVAL` if it was handed over
+    /// already.
+    #[inline]
+    fn hand_off(&mut self) -> Result<*mut bindings::folio> {
+        if !self.owned {
+            return Err(EINVAL);
+        }
+        // INVARIANT: The lock now belongs to the C code the pointer is given to.
+        self.owned = false;
+        Ok(self.folio.as_ptr())
+    }
+
+    /// Ends the read as [`AddressSpaceOperations::read_folio`] returned: zeroes what was not
+    /// written, marks the folio up to date and unlocks it if `ok`, else only unlocks it. Does
+    /// nothing if the lock was handed over.
+    fn finish(mut self, ok: bool) {
+        if !self.owned {
+            return;
+        }
+        self.owned = false;
+        let ptr = self.folio.as_ptr();
+        let size = self.folio.size();
+        // SAFETY: By the type invariants the folio was locked by us until now (the lock is
+        // released here), and bytes from `filled` to its size are within it.
+        unsafe {
+            if ok {
+                if self.filled < size {
+                    bindings::folio_zero_range(ptr, self.filled, size - self.filled);
+                }
+                bindings::flush_dcache_folio(ptr);
+            }
+            bindings::folio_end_read(ptr, ok);
+        }
     }
 
     /// Returns the inode whose page cache the folio is in.
+    #[inline]
     pub fn inode(&self) -> &INode<T> {
-        // SAFETY: By the type invariants the folio is locked and in the page cache of an inode
-        // of `T`: its mapping is stable while it is locked (truncation takes the folio lock),
-        // and the inode outlives its page cache.
+        // SAFETY: The folio is in the page cache of an inode of `T` and locked, by us or by the
+        // C code we handed it to for the duration of `read_folio`: its mapping is stable while
+        // it is locked (truncation takes the folio lock), and the inode outlives its page cache.
         unsafe {
-            let mapping = bindings::folio_mapping_once(self.0.as_ptr());
+            let mapping = bindings::folio_mapping_once(self.folio.as_ptr());
             INode::from_raw((*mapping).host)
         }
+    }
+
+    /// Checks that `offset..offset + len` is within the folio and that the folio is still ours,
+    /// then zeroes the bytes between what was written so far and `offset`, so that bytes
+    /// `0..offset + len` are initialised once the caller has written its range.
+    fn prepare(&mut self, offset: usize, len: usize) -> Result<usize> {
+        let end = offset.checked_add(len).ok_or(EINVAL)?;
+        if end > self.folio.size() || !self.owned {
+            return Err(EINVAL);
+        }
+        if offset > self.filled {
+            // SAFETY: By the type invariants the folio is locked by us and not up to date; the
+            // range is within it.
+            unsafe {
+                bindings::folio_zero_range(self.folio.as_ptr(), self.filled, offset - self.filled)
+            };
+        }
+        Ok(end)
     }
 
     /// Runs `cb` on the folio's bytes at `offset..offset + len`, which must fit in one page
@@ -360,10 +427,10 @@ impl<'a, T: FileSystem> LockedFolio<'a, T> {
     fn with_page<R>(&mut self, offset: usize, len: usize, cb: impl FnOnce(&mut [u8]) -> R) -> R {
         // SAFETY: The folio is valid and locked by us; `offset` is within it (checked by the
         // callers) and the mapping is released below before the folio can go away.
-        let ptr = unsafe { bindings::kmap_local_folio(self.0.as_ptr(), offset) };
+        let ptr = unsafe { bindings::kmap_local_folio(self.folio.as_ptr(), offset) };
         // SAFETY: `ptr` maps at least up to the end of the page containing `offset`, and the
         // callers only ask for `len` bytes within that page. By the type invariants the folio is
-        // locked and not up to date, so no one else accesses its contents.
+        // locked by us and not up to date, so no one else accesses its contents.
         let ret = cb(unsafe { core::slice::from_raw_parts_mut(ptr.cast::<u8>(), len) });
         // SAFETY: `ptr` was returned by `kmap_local_folio` above.
         unsafe { bindings::kunmap_local(ptr) };
@@ -372,12 +439,9 @@ impl<'a, T: FileSystem> LockedFolio<'a, T> {
 
     /// Copies `data` into the folio at `offset`.
     ///
-    /// Fails with `EINVAL` if it does not fit in the folio.
+    /// Fails with `EINVAL` if it does not fit in the folio or the read was handed to C.
     pub fn write(&mut self, offset: usize, data: &[u8]) -> Result {
-        let end = offset.checked_add(data.len()).ok_or(EINVAL)?;
-        if end > self.0.size() {
-            return Err(EINVAL);
-        }
+        let end = self.prepare(offset, data.len())?;
         let mut done = 0;
         while done < data.len() {
             let off = offset + done;
@@ -387,48 +451,40 @@ impl<'a, T: FileSystem> LockedFolio<'a, T> {
             });
             done += in_page;
         }
+        // INVARIANT: Bytes up to `offset` were initialised by `prepare`, the rest just now.
+        self.filled = self.filled.max(end);
         Ok(())
     }
 
     /// Zeroes `len` bytes of the folio from `offset`.
     ///
-    /// Fails with `EINVAL` if the range is not within the folio.
+    /// Fails with `EINVAL` if the range is not within the folio or the read was handed to C.
     pub fn zero_out(&mut self, offset: usize, len: usize) -> Result {
-        let end = offset.checked_add(len).ok_or(EINVAL)?;
-        if end > self.0.size() {
-            return Err(EINVAL);
-        }
-        // SAFETY: The folio is valid and locked, and the range is within it.
-        unsafe { bindings::folio_zero_range(self.0.as_ptr(), offset, len) };
+        let end = self.prepare(offset, len)?;
+        // SAFETY: The folio is valid and locked by us (checked by `prepare`), and the range is
+        // within it.
+        unsafe { bindings::folio_zero_range(self.folio.as_ptr(), offset, len) };
+        // INVARIANT: Bytes up to `offset` were initialised by `prepare`, the rest just now.
+        self.filled = self.filled.max(end);
         Ok(())
-    }
-
-    /// Ends a successful read: flushes the data cache (the contents were written through a
-    /// kernel mapping), then marks the folio up to date and unlocks it (`folio_end_read`).
-    ///
-    /// Dropping a [`LockedFolio`] instead unlocks it without marking it up to date: the read
-    /// failed.
-    pub fn end_read(self) {
-        let ptr = self.into_raw();
-        // SAFETY: The folio is valid and was locked by us (the lock is released here).
-        unsafe {
-            bindings::flush_dcache_folio(ptr);
-            bindings::folio_end_read(ptr, true);
-        }
     }
 }
 
 impl<T: FileSystem> core::ops::Deref for LockedFolio<'_, T> {
     type Target = Folio<T>;
+    #[inline]
     fn deref(&self) -> &Folio<T> {
-        self.0
+        self.folio
     }
 }
 
 impl<T: FileSystem> Drop for LockedFolio<'_, T> {
     fn drop(&mut self) {
-        // SAFETY: By the type invariants we own the folio lock.
-        unsafe { bindings::folio_unlock(self.0.as_ptr()) };
+        if self.owned {
+            // SAFETY: By the type invariants we own the folio lock; the folio stays not up to
+            // date (a read that did not finish).
+            unsafe { bindings::folio_unlock(self.folio.as_ptr()) };
+        }
     }
 }
 
@@ -461,14 +517,15 @@ pub trait AddressSpaceOperations {
     /// Whether the page cache of inodes with these operations can use large folios.
     const LARGE_FOLIOS: bool = false;
 
-    /// Reads the contents of `folio` (`read_folio`).
+    /// Reads the contents of `folio` (`read_folio`), with [`LockedFolio::write`] and
+    /// [`LockedFolio::zero_out`] or by handing it to a reader such as [`mpage_read_folio`].
     ///
-    /// On success the folio is ended with [`LockedFolio::end_read`] (or given to a reader that
-    /// ends it, such as [`mpage_read_folio`]); if it is dropped instead, it is unlocked and not
-    /// up to date, and readers get `EIO`.
+    /// When it returns the bindings end the read: on success the bytes not written are zeroed
+    /// and the folio is marked up to date; on failure it stays not up to date, and readers get
+    /// `EIO`. Either way it is unlocked.
     fn read_folio(
         _file: Option<&File<Self::FileSystem>>,
-        _folio: LockedFolio<'_, Self::FileSystem>,
+        _folio: &mut LockedFolio<'_, Self::FileSystem>,
     ) -> Result {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
@@ -532,11 +589,14 @@ impl<T: FileSystem> Ops<T> {
                 from_result(|| {
                     // SAFETY: The C API guarantees that `file` is NULL or a valid file.
                     let file = (!file.is_null()).then(|| unsafe { File::<T>::from_raw(file) });
-                    // SAFETY: The C contract guarantees that the folio is valid and locked, with
-                    // ownership of the lock transferred to the callee; it belongs to a mapping
-                    // whose inode got this table, hence to `T`.
-                    U::read_folio(file, unsafe { LockedFolio::from_raw(folio) })?;
-                    Ok(0)
+                    // SAFETY: The C contract guarantees that the folio is valid and locked, not up
+                    // to date, with ownership of the lock transferred to the callee (which must
+                    // unlock it); it belongs to a mapping whose inode got this table, hence to
+                    // `T`.
+                    let mut locked = unsafe { LockedFolio::from_raw(folio) };
+                    let ret = U::read_folio(file, &mut locked);
+                    locked.finish(ret.is_ok());
+                    ret.map(|()| 0)
                 })
             }
 
@@ -674,11 +734,14 @@ unsafe extern "C" fn get_block_callback<M: BlockMapper>(
 /// Reads a folio with the generic block-based reader (`mpage_read_folio`), mapping its blocks
 /// with `M`.
 #[cfg(CONFIG_BUFFER_HEAD)]
-pub fn mpage_read_folio<M: BlockMapper>(folio: LockedFolio<'_, M::FileSystem>) -> Result {
-    // SAFETY: The folio is valid and locked; `mpage_read_folio` takes over the lock (it unlocks
-    // the folio when the read completes or fails).
+///
+/// Fails with `EINVAL` if the folio was handed to C already.
+pub fn mpage_read_folio<M: BlockMapper>(folio: &mut LockedFolio<'_, M::FileSystem>) -> Result {
+    let ptr = folio.hand_off()?;
+    // SAFETY: The folio is valid, locked and not up to date; `mpage_read_folio` takes over the
+    // lock (it ends the read, unlocking the folio, when the I/O completes or fails).
     crate::error::to_result(unsafe {
-        bindings::mpage_read_folio(folio.into_raw(), Some(get_block_callback::<M>))
+        bindings::mpage_read_folio(ptr, Some(get_block_callback::<M>))
     })
 }
 

@@ -431,20 +431,13 @@ impl<D> INodeWithData<D> {
     }
 }
 
-/// The result of [`SuperBlock::get_or_create_inode`].
-pub enum Lookup<T: FileSystem> {
-    /// The inode was in the inode cache and is ready to use.
-    Existing(ARef<INode<T>>),
-    /// The inode is new and must be initialised with [`NewINode::init`].
-    New(NewINode<T>),
-}
-
-/// A new inode, locked (`I_NEW`), that must be initialised.
+/// A new inode, locked (`I_NEW`), being set up by the `init` closure of [`SuperBlock::iget`].
 ///
-/// Dropping it without initialising it marks it bad and releases it (`iget_failed`).
+/// Only the bindings own one: they initialise it with the parameters `init` returns, or, if it
+/// fails, drop it, which marks it bad and releases it (`iget_failed`).
 ///
 /// The second field says whether the operations set so far read through the inode's page cache
-/// (the generic file reads, `page_get_link`), so that [`NewINode::init`] can refuse an inode whose
+/// (the generic file reads, `page_get_link`), so that the initialisation can refuse an inode whose
 /// mapping cannot fill it.
 pub struct NewINode<T: FileSystem>(ManuallyDrop<ARef<INode<T>>>, pub(crate) bool);
 
@@ -488,7 +481,7 @@ impl<T: FileSystem> NewINode<T> {
     /// [`AddressSpaceOperations::read_folio`](crate::fs::address_space::AddressSpaceOperations)):
     /// `read(2)`, `mmap` or the link walk would make C call a NULL `read_folio`.
     #[inline]
-    pub fn init(self, params: Params<T>) -> Result<ARef<INode<T>>> {
+    pub(crate) fn init(self, params: Params<T>) -> Result<ARef<INode<T>>> {
         let inode_ptr = self.0.as_ptr();
         let mode = (params.typ.mode_bits() | (u32::from(params.mode) & 0o7777)) as u16;
         // Special inodes get the operations of their kind from `init_special_inode` below.
@@ -578,7 +571,7 @@ impl<T: FileSystem> Drop for NewINode<T> {
     }
 }
 
-/// Parameters of a new inode, given to [`NewINode::init`].
+/// Parameters of a new inode, returned by the `init` closure of [`SuperBlock::iget`].
 pub struct Params<T: FileSystem> {
     /// The type of the inode.
     pub typ: Type,
@@ -835,7 +828,7 @@ pub trait INodeOperations {
     /// [`AddressSpaceOperations::read_folio`](crate::fs::address_space::AddressSpaceOperations),
     /// RCU walk takes it only from an up-to-date folio already there. The inode's folios are then
     /// kept out of high memory, and an inode without `read_folio` is refused by
-    /// [`NewINode::init`]. Set this or implement [`INodeOperations::get_link`], not both.
+    /// [`SuperBlock::iget`]. Set this or implement [`INodeOperations::get_link`], not both.
     const PAGE_LINK: bool = false;
 
     /// Returns the target of a symbolic link (`get_link`).

@@ -241,10 +241,23 @@ impl<T: FileSystem> SuperBlock<T> {
         unsafe { &*(*self.as_ptr()).s_fs_info.cast::<T::Data>() }
     }
 
-    /// Returns the inode with number `ino` if it is in the inode cache, or a new locked inode
-    /// that the caller must initialise otherwise (`iget_locked`).
+    /// Returns the inode with number `ino` from the inode cache, or creates it (`iget_locked`).
+    ///
+    /// A new inode is locked (`I_NEW`: lookups of the same number wait) and handed to `init`,
+    /// which sets its operations and returns its parameters; the inode is then initialised and
+    /// unlocked (`unlock_new_inode`). If `init` fails, or the initialisation does (`EINVAL` for
+    /// operations that read through a page cache without `read_folio`), the inode is marked bad
+    /// and released (`iget_failed`) and the error returned.
+    ///
+    /// `init` only borrows the new inode: it cannot keep it, drop it or leak it (with
+    /// `mem::forget`) while it is locked, so every new inode is either unlocked or failed before
+    /// this returns, and lookups of its number never wait forever.
     #[inline]
-    pub fn get_or_create_inode(&self, ino: u64) -> Result<inode::Lookup<T>> {
+    pub fn iget(
+        &self,
+        ino: u64,
+        init: impl FnOnce(&mut inode::NewINode<T>) -> Result<inode::Params<T>>,
+    ) -> Result<ARef<INode<T>>> {
         // SAFETY: The superblock is valid; `iget_locked` returns a referenced inode or NULL.
         let inode =
             NonNull::new(unsafe { bindings::iget_locked(self.as_ptr(), ino) }).ok_or(ENOMEM)?;
@@ -258,11 +271,13 @@ impl<T: FileSystem> SuperBlock<T> {
         // SAFETY: `iget_locked` returned a reference that we now own; the inode belongs to this
         // superblock, hence to `T`.
         let inode: ARef<INode<T>> = unsafe { ARef::from_raw(inode.cast()) };
-        if is_new {
-            Ok(inode::Lookup::New(inode::NewINode::new(inode)))
-        } else {
-            Ok(inode::Lookup::Existing(inode))
+        if !is_new {
+            return Ok(inode);
         }
+        // Dropped (`iget_failed`) on every path but `init`'s success.
+        let mut new = inode::NewINode::new(inode);
+        let params = init(&mut new)?;
+        new.init(params)
     }
 }
 

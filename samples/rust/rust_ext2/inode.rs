@@ -9,8 +9,8 @@ use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, Block
 use kernel::fs::dentry::DEntry;
 use kernel::fs::file::File;
 use kernel::fs::inode::{
-    self, mode, statx_attr, AclWalk, Dev, Fiemap, FileAttr, Flags, INode, INodeOperations, Stat,
-    Timespec, Type,
+    self, mode, statx_attr, AclWalk, Dev, Fiemap, FileAttr, Flags, INode, INodeOperations,
+    NewINode, Stat, Timespec, Type,
 };
 use kernel::fs::iomap;
 use kernel::fs::posix_acl::{self, Acl};
@@ -146,7 +146,7 @@ fn vfs_flags(flags: u32) -> Flags {
 impl AddressSpaceOperations for FileOps {
     type FileSystem = Ext2Fs;
 
-    fn read_folio(_file: Option<&File<Ext2Fs>>, folio: LockedFolio<'_, Ext2Fs>) -> Result {
+    fn read_folio(_file: Option<&File<Ext2Fs>>, folio: &mut LockedFolio<'_, Ext2Fs>) -> Result {
         address_space::mpage_read_folio::<Mapper>(folio)
     }
 
@@ -340,10 +340,16 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
         pr_err!("error: bad inode number: {}\n", ino);
         return Err(EINVAL);
     }
-    let mut new = match sb.get_or_create_inode(ino)? {
-        inode::Lookup::Existing(inode) => return Ok(inode),
-        inode::Lookup::New(new) => new,
-    };
+    sb.iget(ino, |new| read_inode(sb, ino, new))
+}
+
+/// Reads inode `ino` from its group's inode table into the new inode (`ext2_iget`'s body).
+fn read_inode(
+    sb: &SuperBlock<Ext2Fs>,
+    ino: u64,
+    new: &mut NewINode<Ext2Fs>,
+) -> Result<inode::Params<Ext2Fs>> {
+    let s = sb.data();
 
     // `ext2_get_inode`: find the inode in its group's inode table.
     // `ino` is at least 1 (the root, or `first_ino`, which `fill_super` checked), the
@@ -477,7 +483,7 @@ pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2F
     if let Some(aops) = aops {
         new.set_aops(aops);
     }
-    new.init(inode::Params {
+    Ok(inode::Params {
         typ,
         mode: mode & 0o7777,
         size,
