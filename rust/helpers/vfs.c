@@ -165,6 +165,17 @@ __rust_helper const unsigned char *rust_helper_dentry_name(const struct dentry *
 	return dentry->d_name.name;
 }
 
+/* Whether @p is an address of slab memory (where hardened usercopy checks the object's cache). */
+__rust_helper bool rust_helper_addr_in_slab(const void *p)
+{
+	return virt_addr_valid(p) && folio_test_slab(virt_to_folio(p));
+}
+
+__rust_helper void rust_helper_inode_set_cached_link(struct inode *inode, char *link, int linklen)
+{
+	inode_set_cached_link(inode, link, linklen);
+}
+
 /* The mapping of a folio, or NULL if it was truncated (READ_ONCE: it may be unlocked). */
 __rust_helper struct address_space *rust_helper_folio_mapping_once(struct folio *folio)
 {

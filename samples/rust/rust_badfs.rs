@@ -11,10 +11,10 @@
 //!   were given (the bindings say `ERANGE`);
 //! - `noaops/`: a directory without address space operations whose `lookup` asks for a folio of
 //!   its own page cache (the bindings say `EINVAL`);
-//! - `owned`: a symbolic link that returns an owned target even in RCU walk (the bindings say
-//!   `ECHILD` there, and the ref walk follows it);
-//! - `inlink`: a symbolic link whose target is borrowed from its inode's data, which the file
-//!   system did not whitelist for user copies (the bindings copy it for `readlink`);
+//! - `owned`: a symbolic link whose `get_link` may sleep (the bindings never call it in RCU walk:
+//!   they say `ECHILD` there, and the ref walk calls it);
+//! - `inlink`: a symbolic link whose target is in its inode's data, which the file system did not
+//!   whitelist for user copies (the bindings do not make it `i_link` and copy it for `readlink`);
 //! - `noread`: a regular file whose file operations read through the page cache, without address
 //!   space operations (`read(2)` would call a NULL `read_folio`: the bindings refuse the inode,
 //!   its lookup fails with `EINVAL`);
@@ -38,7 +38,7 @@ use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, Block
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::file::{self, File, FileOperations};
 use kernel::fs::inode::{
-    self, INode, INodeOperations, Link, LinkWalk, NewINode, Type, UNIX_EPOCH,
+    self, INode, INodeOperations, Link, NewINode, Type, UNIX_EPOCH,
 };
 use kernel::fs::iomap::{self, DirectIo};
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
@@ -338,10 +338,12 @@ struct OwnedLinkOps;
 impl INodeOperations for OwnedLinkOps {
     type FileSystem = BadFs;
 
-    /// Returns an owned target in both walks (allocated without sleeping).
-    fn get_link<'a>(_walk: LinkWalk<'a, BadFs>) -> Result<Link<'a>> {
-        let mut v = KVec::with_capacity(8, GFP_ATOMIC)?;
-        v.extend_from_slice(b"xattrs", GFP_ATOMIC)?;
+    /// Returns an owned target, allocated with `GFP_KERNEL` after saying it may sleep (which
+    /// it may not in RCU walk).
+    fn get_link<'a>(_dentry: &'a DEntry<BadFs>, _inode: &'a INode<BadFs>) -> Result<Link<'a>> {
+        kernel::task::might_sleep();
+        let mut v = KVec::with_capacity(8, GFP_KERNEL)?;
+        v.extend_from_slice(b"xattrs", GFP_KERNEL)?;
         Ok(Link::Owned(v))
     }
 }
@@ -352,11 +354,8 @@ struct DataLinkOps;
 impl INodeOperations for DataLinkOps {
     type FileSystem = BadFs;
 
-    /// Borrows the target from the inode's data, which is not in a usercopy whitelist.
-    fn get_link<'a>(walk: LinkWalk<'a, BadFs>) -> Result<Link<'a>> {
-        let link = &walk.inode().data().link;
-        Ok(Link::Borrowed(
-            CStr::from_bytes_until_nul(link).map_err(|_| EIO)?,
-        ))
+    /// The target is in the inode's data, which is not in a usercopy whitelist.
+    fn inline_link(data: &BadINode) -> Option<&CStr> {
+        CStr::from_bytes_until_nul(&data.link).ok()
     }
 }

@@ -264,10 +264,11 @@ struct LinkOps;
 impl INodeOperations for LinkOps {
     type FileSystem = RoFs;
 
-    fn get_link<'a>(walk: inode::LinkWalk<'a, RoFs>) -> Result<inode::Link<'a>> {
-        match walk.inode().data().kind {
-            Kind::Link(target) => Ok(inode::Link::Borrowed(target)),
-            _ => Err(EINVAL),
+    /// The target is static; the VFS reads it as `i_link`.
+    fn inline_link<'a>(data: &'a &'static Entry) -> Option<&'a CStr> {
+        match data.kind {
+            Kind::Link(target) => Some(target),
+            _ => None,
         }
     }
 }

@@ -438,12 +438,20 @@ impl<D> INodeWithData<D> {
 ///
 /// The second field says whether the operations set so far read through the inode's page cache
 /// (the generic file reads, `page_get_link`), so that the initialisation can refuse an inode whose
-/// mapping cannot fill it.
-pub struct NewINode<T: FileSystem>(ManuallyDrop<ARef<INode<T>>>, pub(crate) bool);
+/// mapping cannot fill it; the third is the [`INodeOperations::inline_link`] of its inode
+/// operations, asked for the target once the data is in place.
+pub struct NewINode<T: FileSystem>(
+    ManuallyDrop<ARef<INode<T>>>,
+    pub(crate) bool,
+    Option<InlineLink<T>>,
+);
+
+/// [`INodeOperations::inline_link`] of some table for file system `T`.
+type InlineLink<T> = for<'a> fn(&'a <T as FileSystem>::INodeData) -> Option<&'a CStr>;
 
 impl<T: FileSystem> NewINode<T> {
     pub(crate) fn new(inode: ARef<INode<T>>) -> Self {
-        Self(ManuallyDrop::new(inode), false)
+        Self(ManuallyDrop::new(inode), false, None)
     }
 
     /// Returns the number of the new inode.
@@ -470,6 +478,7 @@ impl<T: FileSystem> NewINode<T> {
             unsafe { bindings::inode_nohighmem(self.as_ptr()) };
             self.1 = true;
         }
+        self.2 = ops.inline_link;
         // patch: end
         self
     }
@@ -552,6 +561,22 @@ impl<T: FileSystem> NewINode<T> {
             let outer = crate::container_of!(inode_ptr, INodeWithData<T::INodeData>, inode);
             (*outer).data.write(params.value);
             (*outer).data_init = true;
+
+            // patch: link
+            // A target in the data, in memory user copies may come from, is the VFS's to read
+            // (`i_link`): in RCU walk without calling the file system. Both live until the
+            // inode is freed, after an RCU grace period; the data is not changed after this.
+            if let Some(link) = self.2.and_then(|f| f((*outer).data.assume_init_ref())) {
+                if usercopy_allowed::<T>(inode_ptr, link) {
+                    let len = link.to_bytes().len();
+                    bindings::inode_set_cached_link(
+                        inode_ptr,
+                        link.as_char_ptr().cast_mut(),
+                        len as c_int,
+                    );
+                }
+            }
+            // patch: end
 
             bindings::unlock_new_inode(inode);
         }
@@ -728,30 +753,6 @@ impl FileAttr<'_> {
 }
 // patch: end
 
-// patch: link
-/// The inode whose link target [`INodeOperations::get_link`] is asked for, and how.
-///
-/// In RCU walk the inode cannot be ref-counted: [`RcuINode`] implements no
-/// [`AlwaysRefCounted`], so no `ARef` of it can be made.
-pub enum LinkWalk<'a, T: FileSystem> {
-    /// RCU path walk (`LOOKUP_RCU`, no dentry): the inode may be dying and holds no reference
-    /// for us, the caller is in an RCU read-side critical section and must not block.
-    Rcu(&'a RcuINode<T>),
-    /// Ref walk: the dentry and its inode are referenced.
-    Ref(&'a DEntry<T>, &'a INode<T>),
-}
-
-impl<'a, T: FileSystem> LinkWalk<'a, T> {
-    /// Returns the inode, as the view that both walks have.
-    pub fn inode(&self) -> &'a RcuINode<T> {
-        match self {
-            LinkWalk::Rcu(i) => i,
-            LinkWalk::Ref(_, i) => i.as_rcu(),
-        }
-    }
-}
-// patch: end
-
 // patch: iomap
 /// The extents being reported by `FIEMAP` (`struct fiemap_extent_info`), for
 /// [`INodeOperations::fiemap`].
@@ -831,12 +832,31 @@ pub trait INodeOperations {
     /// [`SuperBlock::iget`]. Set this or implement [`INodeOperations::get_link`], not both.
     const PAGE_LINK: bool = false;
 
-    /// Returns the target of a symbolic link (`get_link`).
+    /// Returns the target of the symbolic link kept in the inode's data (a fast symlink), if it
+    /// is there.
     ///
-    /// In RCU path walk ([`LinkWalk::Rcu`]) the implementation must not block, and can only
-    /// return a [`Link::Borrowed`] target: an owned one is refused with `ECHILD` (the VFS then
-    /// calls again in ref walk). Return `ECHILD` to ask for ref walk directly.
-    fn get_link<'a>(_walk: LinkWalk<'a, Self::FileSystem>) -> Result<Link<'a>> {
+    /// It is asked once, when the inode is initialised, and the target becomes the inode's
+    /// `i_link`, which the VFS reads itself in both path walks (C's fast symlinks with
+    /// `simple_get_link`): the file system is not called in RCU walk. A target the usercopy
+    /// whitelist ([`FileSystem::INODE_DATA_USERCOPY`]) does not cover is not given to the VFS
+    /// that way (`readlink` would trip `CONFIG_HARDENED_USERCOPY`): ref walk asks again and
+    /// gets a copy. Implement at most one of this, [`INodeOperations::get_link`] and
+    /// [`INodeOperations::PAGE_LINK`].
+    fn inline_link(
+        _data: &<Self::FileSystem as FileSystem>::INodeData,
+    ) -> Option<&CStr> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Returns the target of the symbolic link `dentry` of `inode` (`get_link`).
+    ///
+    /// It is only called in ref walk, where it may sleep: in RCU walk the bindings ask the VFS
+    /// to retry in ref walk (`ECHILD`) without calling the file system, which may allocate, lock
+    /// or drop references.
+    fn get_link<'a>(
+        _dentry: &'a DEntry<Self::FileSystem>,
+        _inode: &'a INode<Self::FileSystem>,
+    ) -> Result<Link<'a>> {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
     // patch: end
@@ -903,6 +923,8 @@ pub struct Ops<T: FileSystem> {
     // patch: link
     /// `get_link` is `page_get_link` ([`INodeOperations::PAGE_LINK`]).
     page_link: bool,
+    /// [`INodeOperations::inline_link`], if implemented.
+    inline_link: Option<InlineLink<T>>,
     // patch: end
     _fs: PhantomData<T>,
 }
@@ -919,13 +941,14 @@ impl<T: FileSystem> Ops<T> {
                     None
                 },
                 // patch: link
-                get_link: match (U::PAGE_LINK, U::HAS_GET_LINK) {
-                    (true, true) => {
-                        crate::build_error!("implement `get_link` or set `PAGE_LINK`, not both")
-                    }
-                    (true, false) => Some(bindings::page_get_link),
-                    (false, true) => Some(Self::get_link_callback),
-                    (false, false) => None,
+                get_link: match (U::PAGE_LINK, U::HAS_GET_LINK, U::HAS_INLINE_LINK) {
+                    (true, false, false) => Some(bindings::page_get_link),
+                    (false, true, false) => Some(Self::get_link_callback),
+                    (false, false, true) => Some(Self::inline_link_callback),
+                    (false, false, false) => None,
+                    _ => crate::build_error!(
+                        "implement one of `get_link`, `inline_link` and `PAGE_LINK`"
+                    ),
                 },
                 // patch: end
                 // patch: xattr
@@ -999,41 +1022,50 @@ impl<T: FileSystem> Ops<T> {
                 inode_ptr: *mut bindings::inode,
                 delayed_call: *mut bindings::delayed_call,
             ) -> *const c_char {
-                let walk = if dentry_ptr.is_null() {
-                    // SAFETY: RCU walk: the C API guarantees that `inode_ptr` is an inode of
-                    // this fs (it has this table, so it was initialised), whose memory stays
-                    // valid during the RCU read-side critical section that spans this call.
-                    LinkWalk::Rcu(unsafe { RcuINode::<T>::from_raw(inode_ptr) })
-                } else {
-                    // SAFETY: Ref walk: the C API guarantees that `dentry_ptr` is a valid,
-                    // referenced dentry and `inode_ptr` its inode, of this fs.
-                    unsafe {
-                        LinkWalk::Ref(
-                            DEntry::<T>::from_raw(dentry_ptr),
-                            INode::<T>::from_raw(inode_ptr),
-                        )
-                    }
-                };
-                let rcu = matches!(walk, LinkWalk::Rcu(_));
-                match U::get_link(walk) {
+                if dentry_ptr.is_null() {
+                    // RCU walk: the file system's code may sleep; the VFS retries in ref walk.
+                    return ECHILD.to_ptr::<c_char>();
+                }
+                // SAFETY: Ref walk: the C API guarantees that `dentry_ptr` is a valid,
+                // referenced dentry and `inode_ptr` its inode, of this fs, for the call.
+                let (dentry, inode) =
+                    unsafe { (DEntry::<T>::from_raw(dentry_ptr), INode::<T>::from_raw(inode_ptr)) };
+                match U::get_link(dentry, inode) {
                     Err(e) => e.to_ptr::<c_char>(),
-                    // A target in the inode's memory outside the usercopy whitelist would make
-                    // `readlink` (ref walk) trip hardened usercopy: give it a copy instead. RCU
-                    // walk does not copy targets to user space.
-                    Ok(Link::Borrowed(s)) if !rcu && !usercopy_allowed::<T>(inode_ptr, s) => {
-                        let mut v = KVec::new();
-                        match v.extend_from_slice(s.to_bytes_with_nul(), GFP_KERNEL) {
-                            // SAFETY: `delayed_call` is valid for write.
-                            Ok(()) => unsafe { owned_link(v, delayed_call) },
-                            Err(_) => ENOMEM.to_ptr::<c_char>(),
-                        }
-                    }
+                    // A target in slab memory outside the usercopy whitelist would make
+                    // `readlink` trip hardened usercopy: give it a copy instead.
+                    // SAFETY: `delayed_call` is valid for write.
+                    Ok(Link::Borrowed(s)) if !usercopy_allowed::<T>(inode_ptr, s) => unsafe {
+                        copied_link(s, delayed_call)
+                    },
                     Ok(Link::Borrowed(s)) => s.as_char_ptr(),
-                    // An owned target needs allocations (and a delayed call) that may sleep:
-                    // not in RCU walk. Dropping the vector (`kfree`) does not sleep.
-                    Ok(Link::Owned(_)) if rcu => ECHILD.to_ptr::<c_char>(),
                     // SAFETY: `delayed_call` is valid for write.
                     Ok(Link::Owned(v)) => unsafe { owned_link(v, delayed_call) },
+                }
+            }
+
+            /// # Safety
+            ///
+            /// `get_link` of `struct inode_operations` for [`INodeOperations::inline_link`]:
+            /// `inode_ptr` is a valid, initialised symlink inode of `T`, `dentry_ptr` is NULL (RCU
+            /// walk) or its dentry, `delayed_call` is valid for write.
+            unsafe extern "C" fn inline_link_callback(
+                dentry_ptr: *mut bindings::dentry,
+                inode_ptr: *mut bindings::inode,
+                delayed_call: *mut bindings::delayed_call,
+            ) -> *const c_char {
+                // Called only when the target was not set as `i_link` (the usercopy whitelist
+                // does not cover it): a copy, made in ref walk.
+                if dentry_ptr.is_null() {
+                    return ECHILD.to_ptr::<c_char>();
+                }
+                // SAFETY: Ref walk: the C API guarantees that `inode_ptr` is a valid, referenced
+                // inode of this fs, initialised (it has this table).
+                let inode = unsafe { INode::<T>::from_raw(inode_ptr) };
+                match U::inline_link(inode.data()) {
+                    // SAFETY: `delayed_call` is valid for write.
+                    Some(s) => unsafe { copied_link(s, delayed_call) },
+                    None => EIO.to_ptr::<c_char>(),
                 }
             }
             // patch: end
@@ -1184,6 +1216,11 @@ impl<T: FileSystem> Ops<T> {
             table: &Table::<T, U>::TABLE,
             // patch: link
             page_link: U::PAGE_LINK,
+            inline_link: if U::HAS_INLINE_LINK {
+                Some(U::inline_link)
+            } else {
+                None
+            },
             // patch: end
             _fs: PhantomData,
         }
@@ -1197,25 +1234,54 @@ impl<T: FileSystem> Ops<T> {
 }
 
 // patch: link
-/// Returns whether the bytes of `s` may be copied to user space as far as the inode cache of `T`
-/// is concerned: they are not in the inode object of `inode_ptr`, or are within the whitelist
-/// declared by [`FileSystem::INODE_DATA_USERCOPY`].
+/// Returns whether the bytes of `s` may be copied to user space as they are, as hardened
+/// usercopy will check: they are within the whitelist that [`FileSystem::INODE_DATA_USERCOPY`]
+/// declares in the inode object of `inode_ptr`, or in no slab object at all (static data, the
+/// page cache).
+///
+/// A target in any other slab object (elsewhere in this inode's object, in another inode's, in
+/// any cache) is checked by hardened usercopy against that object's cache, which the bindings do
+/// not see: it is copied instead.
 fn usercopy_allowed<T: FileSystem>(inode_ptr: *mut bindings::inode, s: &CStr) -> bool {
-    let obj = inode_ptr
-        .addr()
-        .wrapping_sub(core::mem::offset_of!(INodeWithData<T::INodeData>, inode));
     let start = s.as_char_ptr().addr();
     let len = s.to_bytes_with_nul().len();
-    let size = core::mem::size_of::<INodeWithData<T::INodeData>>();
-    if start.saturating_add(len) <= obj || start >= obj.saturating_add(size) {
-        return true;
-    }
-    match T::INODE_DATA_USERCOPY {
-        None => false,
-        Some((off, n)) => {
-            let lo = obj + INodeWithData::<T::INodeData>::DATA_OFFSET + off;
-            start >= lo && start.saturating_add(len) <= lo.saturating_add(n)
+    let Some(end) = start.checked_add(len) else {
+        return false;
+    };
+    if let Some((off, n)) = T::INODE_DATA_USERCOPY {
+        let obj = inode_ptr
+            .addr()
+            .wrapping_sub(core::mem::offset_of!(INodeWithData<T::INodeData>, inode));
+        let lo = obj
+            .wrapping_add(INodeWithData::<T::INodeData>::DATA_OFFSET)
+            .wrapping_add(off);
+        if start >= lo && end <= lo.saturating_add(n) {
+            return true;
         }
+    }
+    // Every page the target touches, by its first byte in the page and the last byte.
+    let mut p = start;
+    while p < end {
+        // SAFETY: `addr_in_slab` only computes on the address (`virt_addr_valid` first).
+        if unsafe { bindings::addr_in_slab(p as *const c_void) } {
+            return false;
+        }
+        p = (p | (bindings::PAGE_SIZE - 1)).saturating_add(1);
+    }
+    true
+}
+
+/// Hands a copy of a link target to the VFS (freed with a delayed call).
+///
+/// # Safety
+///
+/// `delayed_call` must be the valid `delayed_call` of a `get_link` call in ref walk.
+unsafe fn copied_link(s: &CStr, delayed_call: *mut bindings::delayed_call) -> *const c_char {
+    let mut v = KVec::new();
+    match v.extend_from_slice(s.to_bytes_with_nul(), GFP_KERNEL) {
+        // SAFETY: `delayed_call` is valid for write (safety requirements).
+        Ok(()) => unsafe { owned_link(v, delayed_call) },
+        Err(_) => ENOMEM.to_ptr::<c_char>(),
     }
 }
 

@@ -3,10 +3,11 @@
 //! Symbolic links, fast (in `i_block`) and slow (in a data block, read through the page cache)
 //! (`fs/ext2/symlink.c`).
 
+use crate::inode::Ext2Inode;
 use crate::superblock::Ext2Fs;
 use crate::xattr;
 use kernel::fs::dentry::DEntry;
-use kernel::fs::inode::{self, INode, INodeOperations, Link, LinkWalk, Stat};
+use kernel::fs::inode::{self, INode, INodeOperations, Stat};
 use kernel::prelude::*;
 
 pub(crate) const FAST_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<FastSymlink>();
@@ -18,12 +19,9 @@ struct FastSymlink;
 impl INodeOperations for FastSymlink {
     type FileSystem = Ext2Fs;
 
-    /// The target is in the inode's data, which RCU walk may read too.
-    fn get_link<'a>(walk: LinkWalk<'a, Ext2Fs>) -> Result<Link<'a>> {
-        let t = walk.inode().data().block.as_bytes();
-        Ok(Link::Borrowed(
-            CStr::from_bytes_until_nul(t).map_err(|_| EIO)?,
-        ))
+    /// The target is in `i_block`, in the inode's data: it becomes `i_link`, as in C.
+    fn inline_link(data: &Ext2Inode) -> Option<&CStr> {
+        CStr::from_bytes_until_nul(data.block.as_bytes()).ok()
     }
 
     fn listxattr(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
