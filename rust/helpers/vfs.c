@@ -165,6 +165,17 @@ __rust_helper const unsigned char *rust_helper_dentry_name(const struct dentry *
 	return dentry->d_name.name;
 }
 
+/* The number of inodes on @sb's list (alive or being evicted). */
+__rust_helper size_t rust_helper_sb_inode_count(struct super_block *sb)
+{
+	size_t n;
+
+	spin_lock(&sb->s_inode_list_lock);
+	n = list_count_nodes(&sb->s_inodes);
+	spin_unlock(&sb->s_inode_list_lock);
+	return n;
+}
+
 /* Whether @p is an address of slab memory (where hardened usercopy checks the object's cache). */
 __rust_helper bool rust_helper_addr_in_slab(const void *p)
 {

@@ -26,7 +26,13 @@
 //! - `partial`: a regular file whose `read_folio` writes a few bytes of each folio, with a gap
 //!   before them, and none at all in most (the bindings zero the rest: no stale memory is read);
 //! - `failing`: an inode whose set-up fails after its operations were set (the bindings release
-//!   the locked new inode, so the next lookup fails again instead of waiting for it forever).
+//!   the locked new inode, so the next lookup fails again instead of waiting for it forever);
+//! - `holder`: a symbolic link whose inode data holds a reference to `xattrs`' inode, and whose
+//!   `get_link` borrows the target from that other inode's data (the bindings copy it: hardened
+//!   usercopy checks it against the other inode's object).
+//!
+//! The superblock's data holds a reference to `xattrs`' inode too: the bindings release both
+//! references at `put_super`, before the VFS's busy-inodes check.
 //!
 //! Its `fill_super` asks for block sizes of the device it does not have (the bindings fail the
 //! calls instead of dereferencing a NULL `s_bdev`).
@@ -44,7 +50,7 @@ use kernel::fs::iomap::{self, DirectIo};
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
 use kernel::fs::xattr::{self, XattrHandler};
 use kernel::prelude::*;
-use kernel::sync::aref::ARef;
+use kernel::sync::{aref::ARef, SetOnce};
 
 kernel::module_fs! {
     type: BadFs,
@@ -57,7 +63,7 @@ kernel::module_fs! {
 const ROOT_INO: u64 = 1;
 
 /// The entries of the root: name, inode number, type.
-const ENTRIES: [(&[u8], u64); 9] = [
+const ENTRIES: [(&[u8], u64); 10] = [
     (b"xattrs", 2),
     (b"noaops", 3),
     (b"owned", 4),
@@ -67,6 +73,7 @@ const ENTRIES: [(&[u8], u64); 9] = [
     (b"blocks", 8),
     (b"partial", 9),
     (b"failing", 10),
+    (b"holder", 11),
 ];
 
 /// A value whose `Drop` may sleep (it says so to `CONFIG_DEBUG_ATOMIC_SLEEP`).
@@ -82,19 +89,26 @@ impl Drop for Sleeper {
 #[repr(align(128))]
 struct BadINode {
     link: [u8; 8],
+    /// Another inode of the superblock, kept referenced (`holder`'s).
+    held: Option<ARef<INode<BadFs>>>,
     _sleeper: Sleeper,
+}
+
+/// Per-superblock data: a reference to an inode, taken when the root is set up.
+struct BadData {
+    held: SetOnce<ARef<INode<BadFs>>>,
 }
 
 struct BadFs;
 
 impl kernel::fs::FileSystem for BadFs {
-    type Data = ();
+    type Data = BadData;
     type INodeData = BadINode;
     type Options = ();
     const NAME: &'static CStr = c"rust-badfs";
     const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
 
-    fn fill_super(sb: &mut SuperBlock<Self, sb::New>, (): &()) -> Result<sb::Params<()>> {
+    fn fill_super(sb: &mut SuperBlock<Self, sb::New>, (): &()) -> Result<sb::Params<BadData>> {
         sb.set_xattr_handlers(XATTR_HANDLERS);
         // No block device: the block-size calls must fail (they read `s_bdev`).
         if sb.min_blocksize(512) != 0 || sb.set_blocksize(4096).is_ok() {
@@ -107,11 +121,14 @@ impl kernel::fs::FileSystem for BadFs {
             // Too big: the bindings clamp it to `MAX_LFS_FILESIZE`.
             maxbytes: i64::MAX,
             time_gran: 1,
-            data: (),
+            data: BadData {
+                held: SetOnce::new(),
+            },
         })
     }
 
     fn init_root(sb: &SuperBlock<Self>) -> Result<dentry::Root<Self>> {
+        sb.data().held.populate(iget(sb, 2)?);
         dentry::Root::try_new(iget(sb, ROOT_INO)?)
     }
 }
@@ -129,10 +146,11 @@ const XATTRS_IOPS: inode::Ops<BadFs> = inode::Ops::new::<XattrsOps>();
 const OWNED_IOPS: inode::Ops<BadFs> = inode::Ops::new::<OwnedLinkOps>();
 const INLINK_IOPS: inode::Ops<BadFs> = inode::Ops::new::<DataLinkOps>();
 const PAGELINK_IOPS: inode::Ops<BadFs> = inode::Ops::new::<PageLinkOps>();
+const HOLDER_IOPS: inode::Ops<BadFs> = inode::Ops::new::<HolderLinkOps>();
 
 /// Returns inode `ino`, creating it if it is not in the inode cache.
 fn iget(sb: &SuperBlock<BadFs>, ino: u64) -> Result<ARef<INode<BadFs>>> {
-    let inode = sb.iget(ino, |new| init_inode(ino, new))?;
+    let inode = sb.iget(ino, |new| init_inode(sb, ino, new))?;
     // The data must be aligned as its type says.
     let addr = core::ptr::from_ref(inode.data()).addr();
     if addr % core::mem::align_of::<BadINode>() != 0 {
@@ -143,7 +161,11 @@ fn iget(sb: &SuperBlock<BadFs>, ino: u64) -> Result<ARef<INode<BadFs>>> {
 }
 
 /// Sets up new inode `ino`.
-fn init_inode(ino: u64, new: &mut NewINode<BadFs>) -> Result<inode::Params<BadFs>> {
+fn init_inode(
+    sb: &SuperBlock<BadFs>,
+    ino: u64,
+    new: &mut NewINode<BadFs>,
+) -> Result<inode::Params<BadFs>> {
     let (typ, iops) = match ino {
         ROOT_INO => (Type::Dir, ROOT_IOPS),
         2 => (Type::Reg, XATTRS_IOPS),
@@ -153,6 +175,7 @@ fn init_inode(ino: u64, new: &mut NewINode<BadFs>) -> Result<inode::Params<BadFs
         6 => (Type::Reg, XATTRS_IOPS),
         7 => (Type::Lnk, PAGELINK_IOPS),
         8..=10 => (Type::Reg, XATTRS_IOPS),
+        11 => (Type::Lnk, HOLDER_IOPS),
         _ => return Err(ENOENT),
     };
     new.set_inode_ops(iops);
@@ -191,6 +214,7 @@ fn init_inode(ino: u64, new: &mut NewINode<BadFs>) -> Result<inode::Params<BadFs
         flags: inode::Flags::NONE,
         value: BadINode {
             link: *b"xattrs\0\0",
+            held: if ino == 11 { Some(iget(sb, 2)?) } else { None },
             _sleeper: Sleeper,
         },
     })
@@ -345,6 +369,21 @@ impl INodeOperations for OwnedLinkOps {
         let mut v = KVec::with_capacity(8, GFP_KERNEL)?;
         v.extend_from_slice(b"xattrs", GFP_KERNEL)?;
         Ok(Link::Owned(v))
+    }
+}
+
+struct HolderLinkOps;
+
+#[vtable]
+impl INodeOperations for HolderLinkOps {
+    type FileSystem = BadFs;
+
+    /// Borrows the target from the data of the inode this one holds: another inode's object.
+    fn get_link<'a>(_dentry: &'a DEntry<BadFs>, inode: &'a INode<BadFs>) -> Result<Link<'a>> {
+        let held = inode.data().held.as_ref().ok_or(EIO)?;
+        Ok(Link::Borrowed(
+            CStr::from_bytes_until_nul(&held.data().link).map_err(|_| EIO)?,
+        ))
     }
 }
 

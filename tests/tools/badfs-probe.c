@@ -5,7 +5,7 @@
  * is a return value, a link target or an errno name. Run as root, then again
  * as an unprivileged user (BADFS_UID=N). BADFS_ONLY=GROUP runs one group of
  * calls: align, xattr, noaops, noread, blocks, partial, failing, owned,
- * inlink.
+ * inlink, holder.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -158,6 +158,11 @@ int main(int argc, char **argv)
 	GROUP("inlink") {
 		link_target("readlink inlink", P("inlink"));
 		result("stat through inlink", stat(P("inlink"), &st));
+	}
+	/* A target borrowed from another inode's object: copied for readlink. */
+	GROUP("holder") {
+		link_target("readlink holder", P("holder"));
+		result("stat through holder", stat(P("holder"), &st));
 	}
 	return 0;
 }

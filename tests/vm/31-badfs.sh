@@ -10,7 +10,10 @@
 # data is copied for readlink (hardened usercopy), over-aligned inode data is
 # aligned, inode data whose Drop sleeps is dropped where it may sleep, and
 # folios read_folio wrote only in part read as zeros where it did not write,
-# and a new inode whose set-up failed is released (lookups fail, not hang).
+# a new inode whose set-up failed is released (lookups fail, not hang), a
+# target borrowed from another inode's object is copied for readlink, and
+# inode references held in inode data and in the superblock's data are
+# released at put_super (no "Busy inodes after unmount").
 # As root and as an unprivileged user; dmesg must stay clean (debug kernel:
 # KASAN, HARDENED_USERCOPY, DEBUG_ATOMIC_SLEEP, lockdep).
 . /tests/lib.sh
@@ -39,7 +42,9 @@ stale bytes in partial = 0
 lstat failing = EIO
 lstat failing again = EIO
 readlink inlink = xattrs
-stat through inlink = 0"
+stat through inlink = 0
+readlink holder = xattrs
+stat through holder = 0"
 i=0
 while [ $i -lt 20 ]; do
 	mount -t rust-badfs none /mnt/b || fail "mount"

@@ -17,7 +17,7 @@ use crate::prelude::*;
 use crate::str::CStrExt;
 use crate::types::Opaque;
 use crate::{bindings, ThisModule};
-use core::{marker::PhantomData, marker::PhantomPinned, mem::size_of};
+use core::{marker::PhantomData, marker::PhantomPinned, mem::size_of, ptr};
 
 /// A file system type: the Rust side of a `struct file_system_type`.
 ///
@@ -291,6 +291,13 @@ impl Registration {
     /// `kill_sb` of `struct file_system_type`: `sb_ptr` is a valid superblock of `T` being
     /// killed.
     unsafe extern "C" fn kill_sb_callback<T: FileSystem>(sb_ptr: *mut bindings::super_block) {
+        // SAFETY: The superblock is valid until `kill_sb` returns.
+        if unsafe { (*sb_ptr).s_root }.is_null() {
+            // A `fill_super` that failed after its data was set (in `init_root`): there is no
+            // `put_super`, so the data goes now, while the device is still open.
+            // SAFETY: The superblock is of `T` and not used by the file system any more.
+            unsafe { Self::drop_sb_data::<T>(sb_ptr) };
+        }
         match T::SUPER_TYPE {
             // SAFETY: `get_tree_callback` uses `get_tree_bdev` for this type, so
             // `kill_block_super` is the matching cleanup.
@@ -300,14 +307,69 @@ impl Registration {
             sb::Type::Independent => unsafe { bindings::kill_anon_super(sb_ptr) },
         }
 
-        // SAFETY: The superblock is valid until `kill_sb` returns; nothing else uses
-        // `s_fs_info` after it has been shut down.
+        // Released in `put_super` (or above): nothing is left.
+    }
+
+    /// Drops the per-superblock data of `sb_ptr`, if it is still there, and clears `s_fs_info`.
+    ///
+    /// # Safety
+    ///
+    /// `sb_ptr` must be a valid superblock of `T` that the file system no longer uses (being
+    /// shut down or killed), whose `s_fs_info` is NULL or was set by `fill_super_callback`.
+    unsafe fn drop_sb_data<T: FileSystem>(sb_ptr: *mut bindings::super_block) {
+        // SAFETY: The superblock is valid (safety requirements).
         let fs_info = unsafe { (*sb_ptr).s_fs_info };
         if !fs_info.is_null() {
             // SAFETY: A non-NULL `s_fs_info` was set by `fill_super_callback` from
-            // `KBox::into_raw` of a `KBox<T::Data>`, and is freed only here.
+            // `KBox::into_raw` of a `KBox<T::Data>`; it is cleared right after, so it is freed
+            // once.
             drop(unsafe { KBox::from_raw(fs_info.cast::<T::Data>()) });
+            // SAFETY: As above; no one reads `s_fs_info` of a superblock being shut down.
+            unsafe { (*sb_ptr).s_fs_info = ptr::null_mut() };
         }
+    }
+
+    /// Releases what the file system keeps of superblock `sb_ptr` at `put_super`, in C's order:
+    /// the data of the inodes evicted so far (its `Drop` may release references to other inodes,
+    /// which are evicted in turn), then the superblock's data and what it references.
+    ///
+    /// Inode data with drop glue is dropped on the registration's workqueue after an RCU grace
+    /// period: as long as the superblock still has inodes, this waits for the grace periods and
+    /// runs the queued drops, until a round evicts no more of them. So no inode reference held
+    /// in inode data or in the superblock's data is released after the busy-inodes check that
+    /// follows `put_super`, on a superblock already freed. Data without drop glue holds no
+    /// reference (an [`ARef`] has a `Drop`), and costs nothing here.
+    ///
+    /// # Safety
+    ///
+    /// `sb_ptr` must be a filled superblock of `T`, registered by a [`Registration`], being shut
+    /// down (`put_super`).
+    pub(crate) unsafe fn release_sb<T: FileSystem>(sb_ptr: *mut bindings::super_block) {
+        let flush = || {
+            if !core::mem::needs_drop::<T::INodeData>() {
+                return;
+            }
+            // SAFETY: The superblock is valid (safety requirements).
+            let mut left = unsafe { bindings::sb_inode_count(sb_ptr) };
+            while left > 0 {
+                // SAFETY: Process context (`put_super`); `free_wq` is the workqueue of the
+                // registration of `T`, which outlives its superblocks.
+                unsafe {
+                    bindings::rcu_barrier();
+                    bindings::__flush_workqueue(Self::free_wq(sb_ptr));
+                }
+                // SAFETY: As above.
+                let now = unsafe { bindings::sb_inode_count(sb_ptr) };
+                if now >= left {
+                    break;
+                }
+                left = now;
+            }
+        };
+        flush();
+        // SAFETY: The superblock is of `T`, being shut down (safety requirements).
+        unsafe { Self::drop_sb_data::<T>(sb_ptr) };
+        flush();
     }
 }
 

@@ -236,8 +236,9 @@ impl<T: FileSystem> SuperBlock<T, New> {
 impl<T: FileSystem> SuperBlock<T> {
     /// Returns the data associated with the superblock.
     pub fn data(&self) -> &T::Data {
-        // SAFETY: By the type invariants `s_fs_info` points to a `T::Data` that lives until the
-        // superblock is killed, which is after all references to it are gone.
+        // SAFETY: By the type invariants `s_fs_info` points to a `T::Data`. It lives until the
+        // end of `put_super` (`Registration::release_sb`), after every call of the file system on
+        // this superblock but the `Drop`s of inode data released there.
         unsafe { &*(*self.as_ptr()).s_fs_info.cast::<T::Data>() }
     }
 
@@ -362,6 +363,11 @@ pub trait SuperOperations {
     type FileSystem: FileSystem;
 
     /// Called when the superblock is being shut down (`put_super`), before it is freed.
+    ///
+    /// The bindings then release what the file system keeps (as C file systems do at the end of
+    /// their `put_super`): the data of inodes evicted so far, and the superblock's
+    /// [`FileSystem::Data`](crate::fs::FileSystem::Data), with the inode references they hold,
+    /// before the VFS checks for busy inodes and before the block device is closed.
     fn put_super(_sb: &SuperBlock<Self::FileSystem>) {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
@@ -403,11 +409,8 @@ impl<T: FileSystem> Ops<T> {
                 } else {
                     Some(inode::INodeWithData::<T::INodeData>::free_inode_callback)
                 },
-                put_super: if U::HAS_PUT_SUPER {
-                    Some(Self::put_super_callback)
-                } else {
-                    None
-                },
+                // Always: the bindings release the per-superblock data there.
+                put_super: Some(Self::put_super_callback),
                 statfs: if U::HAS_STATFS {
                     Some(Self::statfs_callback)
                 } else {
@@ -432,7 +435,13 @@ impl<T: FileSystem> Ops<T> {
                 // `put_super` is only called on superblocks that were fully filled, whose
                 // `s_fs_info` is set (kill_sb frees it only afterwards).
                 let sb = unsafe { SuperBlock::<T>::from_raw(sb_ptr) };
-                U::put_super(sb);
+                if U::HAS_PUT_SUPER {
+                    U::put_super(sb);
+                }
+                // SAFETY: `generic_shutdown_super` calls this after evicting the unused inodes
+                // and before its busy-inodes check, on a filled superblock of a registered `T`,
+                // not used by the file system any more (it is being shut down).
+                unsafe { crate::fs::Registration::release_sb::<T>(sb_ptr) };
             }
 
             // patch: param
