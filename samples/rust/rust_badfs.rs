@@ -31,6 +31,10 @@
 //!   `get_link` borrows the target from that other inode's data (the bindings copy it: hardened
 //!   usercopy checks it against the other inode's object).
 //!
+//! Its parameters `owner=UID` and `count=N` share an option number (the bindings read each as the
+//! kind of the spec that matched it, a count not as a uid); the root is owned by `owner`, and a
+//! count is refused.
+//!
 //! The superblock's data holds a reference to `xattrs`' inode too: the bindings release both
 //! references at `put_super`, before the VFS's busy-inodes check.
 //!
@@ -47,6 +51,7 @@ use kernel::fs::inode::{
     self, INode, INodeOperations, Link, NewINode, Type, UNIX_EPOCH,
 };
 use kernel::fs::iomap::{self, DirectIo};
+use kernel::fs::param;
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
 use kernel::fs::xattr::{self, XattrHandler};
 use kernel::prelude::*;
@@ -94,21 +99,41 @@ struct BadINode {
     _sleeper: Sleeper,
 }
 
-/// Per-superblock data: a reference to an inode, taken when the root is set up.
+/// Per-superblock data: a reference to an inode, taken when the root is set up, and the owner
+/// of the root.
 struct BadData {
     held: SetOnce<ARef<INode<BadFs>>>,
+    owner: u32,
 }
+
+/// `owner=UID` and `count=N`, under one option number.
+const OPT_SHARED: u8 = 0;
+const PARAMETERS: param::Table = param::Table::new(&[
+    param::Spec::uid(c"owner", OPT_SHARED),
+    param::Spec::u32(c"count", OPT_SHARED),
+    param::Spec::END,
+]);
 
 struct BadFs;
 
 impl kernel::fs::FileSystem for BadFs {
     type Data = BadData;
     type INodeData = BadINode;
-    type Options = ();
+    type Options = u32;
+    const PARAMETERS: param::Table = PARAMETERS;
+
+    /// The owner of the root: the uid given, or 0.
+    fn parse_param(owner: &mut u32, p: param::Param<'_>) -> Result {
+        match p.value {
+            param::Value::Id(uid) => *owner = uid,
+            _ => return Err(EINVAL),
+        }
+        Ok(())
+    }
     const NAME: &'static CStr = c"rust-badfs";
     const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
 
-    fn fill_super(sb: &mut SuperBlock<Self, sb::New>, (): &()) -> Result<sb::Params<BadData>> {
+    fn fill_super(sb: &mut SuperBlock<Self, sb::New>, owner: &u32) -> Result<sb::Params<BadData>> {
         sb.set_xattr_handlers(XATTR_HANDLERS);
         // No block device: the block-size calls must fail (they read `s_bdev`).
         if sb.min_blocksize(512) != 0 || sb.set_blocksize(4096).is_ok() {
@@ -123,6 +148,7 @@ impl kernel::fs::FileSystem for BadFs {
             time_gran: 1,
             data: BadData {
                 held: SetOnce::new(),
+                owner: *owner,
             },
         })
     }
@@ -205,7 +231,7 @@ fn init_inode(
         },
         blocks: 0,
         nlink: 1,
-        uid: 0,
+        uid: if ino == ROOT_INO { sb.data().owner } else { 0 },
         gid: 0,
         ctime: UNIX_EPOCH,
         mtime: UNIX_EPOCH,

@@ -13,7 +13,9 @@
 # a new inode whose set-up failed is released (lookups fail, not hang), a
 # target borrowed from another inode's object is copied for readlink, and
 # inode references held in inode data and in the superblock's data are
-# released at put_super (no "Busy inodes after unmount").
+# released at put_super (no "Busy inodes after unmount"); a parameter is read
+# as the kind of the spec that matched it, not of the first spec with its
+# option number.
 # As root and as an unprivileged user; dmesg must stay clean (debug kernel:
 # KASAN, HARDENED_USERCOPY, DEBUG_ATOMIC_SLEEP, lockdep).
 . /tests/lib.sh
@@ -56,6 +58,18 @@ while [ $i -lt 20 ]; do
 	i=$((i + 1))
 done
 echo "$want"
+# owner=UID and count=N share an option number: a count is a count (which
+# badfs refuses), not read as a uid (it became the root's owner before).
+mount -t rust-badfs -o owner=1234 none /mnt/b || fail "mount -o owner=1234"
+got=$(stat -c %u /mnt/b)
+umount /mnt/b
+expect_eq "owner of the root with owner=1234" "$got" 1234
+if mount -t rust-badfs -o count=5 none /mnt/b 2>/dev/null; then
+	got=$(stat -c %u /mnt/b)
+	umount /mnt/b
+	fail "mount -o count=5 succeeded, root owned by $got"
+fi
+echo "owner=1234: root owned by 1234; count=5: refused"
 echo "20 mount cycles, root and nobody: as expected"
 # The maxbytes it asked for (i64::MAX) was clamped: a mount works at all.
 rmmod rust_badfs

@@ -215,12 +215,27 @@ impl Table {
 
     /// Makes a table from `specs`, whose last (and only last) entry must be [`Spec::END`]:
     /// anything else does not build.
+    ///
+    /// A flag and a spec with a value do not build under one option number. Specs with values of
+    /// different kinds may share one (the kind is a C function, which cannot be compared at build
+    /// time): `fs_parse` returns only the number, so the bindings find the spec that matched as
+    /// `fs_parse` does (by the parameter's name) and read the value as that spec's kind, not as
+    /// the kind of the first spec with the number.
     #[inline]
     pub const fn new(specs: &'static [Spec]) -> Self {
         let mut i = 0;
         while i < specs.len() {
             if specs[i].is_end() != (i + 1 == specs.len()) {
                 crate::build_error!("a parameter table ends with `Spec::END`, only there");
+            }
+            let mut j = i + 1;
+            while j + 1 < specs.len() {
+                if specs[i].0.opt == specs[j].0.opt
+                    && specs[i].0.type_.is_none() != specs[j].0.type_.is_none()
+                {
+                    crate::build_error!("a flag and a parameter with a value share an option number");
+                }
+                j += 1;
             }
             i += 1;
         }
@@ -239,12 +254,29 @@ impl Table {
         self.0.as_ptr().cast()
     }
 
-    /// The spec whose `opt` is `opt` (`fs_parse` returned it).
-    fn kind_of(&self, opt: u32) -> Option<Kind> {
-        self.0
+    /// The specs named `name`, in order.
+    fn named<'n>(&self, name: &'n [u8]) -> impl Iterator<Item = &'static Spec> + 'n {
+        let specs: &'static [Spec] = self.0;
+        specs
             .iter()
-            .find(|s| !s.is_end() && u32::from(s.0.opt) == opt)
-            .map(|s| s.kind())
+            .filter(|s| !s.is_end())
+            // SAFETY: The names of specs other than `END` are `'static` C strings.
+            .filter(move |s| unsafe { CStr::from_char_ptr(s.0.name) }.to_bytes() == name)
+    }
+
+    /// The spec that `fs_parse` matched for a parameter named `key` (`fs_lookup_key`): the
+    /// first with that name whose flag-ness is the value's (`flag`: given without a value),
+    /// else the first with that name, else, for `no` + name, the first `flag_no` spec of that
+    /// name.
+    fn matched(&self, key: &[u8], flag: bool) -> Option<&'static Spec> {
+        self.named(key)
+            .find(|s| s.0.type_.is_none() == flag)
+            .or_else(|| self.named(key).next())
+            .or_else(|| {
+                let rest = key.strip_prefix(b"no").filter(|r| !r.is_empty())?;
+                self.named(rest)
+                    .find(|s| u32::from(s.0.flags) & bindings::fs_param_neg_with_no != 0)
+            })
     }
 }
 
@@ -286,7 +318,20 @@ pub(crate) unsafe fn parse<'a>(
     // whose name is NULL (`Table::new`), as `__fs_parse` requires.
     let opt = unsafe { bindings::__fs_parse(&mut (*fc).log, table.as_ptr(), param, &mut result) };
     let opt = u32::try_from(crate::error::to_result(opt).map(|()| opt)?).map_err(|_| EINVAL)?;
-    let value = match table.kind_of(opt).ok_or(EINVAL)? {
+    // SAFETY: `param` is valid (safety requirements); its key is a NUL-terminated string.
+    let (key, flag) = unsafe {
+        (
+            CStr::from_char_ptr((*param).key),
+            (*param).type_() == bindings::fs_value_type_fs_value_is_flag,
+        )
+    };
+    // The spec `fs_parse` matched, as it matched it: its kind says which member of the result
+    // was set.
+    let spec = table.matched(key.to_bytes(), flag).ok_or(EINVAL)?;
+    if u32::from(spec.0.opt) != opt {
+        return Err(EINVAL);
+    }
+    let value = match spec.kind() {
         Kind::Flag => Value::Flag(result.negated),
         // SAFETY: `fs_param_is_u32` and `fs_param_is_enum` set `uint_32`.
         Kind::U32 => Value::U32(unsafe { bindings::fs_parse_result_u32(&result) }),
