@@ -47,9 +47,7 @@
 use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, BlockRun, LockedFolio};
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::file::{self, File, FileOperations};
-use kernel::fs::inode::{
-    self, INode, INodeOperations, Link, NewINode, Type, UNIX_EPOCH,
-};
+use kernel::fs::inode::{self, INode, INodeOperations, Link, NewINode, Type, UNIX_EPOCH};
 use kernel::fs::iomap::{self, DirectIo};
 use kernel::fs::param;
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};

@@ -30,23 +30,27 @@ use core::{marker::PhantomData, ptr::NonNull};
 pub struct Folio<T: FileSystem>(Opaque<bindings::folio>, PhantomData<T>);
 
 impl<T: FileSystem> Folio<T> {
+    #[inline]
     fn as_ptr(&self) -> *mut bindings::folio {
         self.0.get()
     }
 
     /// Returns the size of the folio in bytes.
+    #[inline]
     pub fn size(&self) -> usize {
         // SAFETY: The folio is valid by the type invariants.
         unsafe { bindings::folio_size(self.as_ptr()) }
     }
 
     /// Returns the byte position of the folio in its file.
+    #[inline]
     pub fn pos(&self) -> i64 {
         // SAFETY: The folio is valid by the type invariants.
         unsafe { bindings::folio_pos(self.as_ptr()) }
     }
 
     /// Returns whether the folio's contents are up to date.
+    #[inline]
     pub fn test_uptodate(&self) -> bool {
         // SAFETY: The folio is valid by the type invariants.
         unsafe { bindings::folio_test_uptodate(self.as_ptr()) }
@@ -54,12 +58,14 @@ impl<T: FileSystem> Folio<T> {
 
     /// Returns whether the folio is marked as checked (`PG_checked`): file systems use it to
     /// remember that they validated the metadata in it (as `ext2_check_folio` does).
+    #[inline]
     pub fn test_checked(&self) -> bool {
         // SAFETY: The folio is valid by the type invariants.
         unsafe { bindings::folio_test_checked(self.as_ptr()) }
     }
 
     /// Marks the folio as checked (`folio_set_checked`).
+    #[inline]
     pub fn set_checked(&self) {
         // SAFETY: The folio is valid by the type invariants; the flag is set atomically.
         unsafe { bindings::folio_set_checked(self.as_ptr()) };
@@ -152,11 +158,13 @@ pub struct MappedBytes<'a> {
 
 impl MappedBytes<'_> {
     /// Returns the number of mapped bytes.
+    #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Returns whether no bytes are mapped (never the case: at least one byte is).
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -272,11 +280,13 @@ impl<T: FileSystem> NewINode<T> {
 
 // SAFETY: Folios are always reference counted (`folio_get`/`folio_put`).
 unsafe impl<T: FileSystem> AlwaysRefCounted for Folio<T> {
+    #[inline]
     fn inc_ref(&self) {
         // SAFETY: The existence of a shared reference means that the refcount is nonzero.
         unsafe { bindings::folio_get(self.as_ptr()) };
     }
 
+    #[inline]
     unsafe fn dec_ref(obj: NonNull<Self>) {
         // SAFETY: The safety requirements guarantee that the refcount is nonzero.
         unsafe { bindings::folio_put(obj.cast().as_ptr()) }
@@ -459,6 +469,7 @@ impl<'a, T: FileSystem> LockedFolio<'a, T> {
     /// Zeroes `len` bytes of the folio from `offset`.
     ///
     /// Fails with `EINVAL` if the range is not within the folio or the read was handed to C.
+    #[inline]
     pub fn zero_out(&mut self, offset: usize, len: usize) -> Result {
         let end = self.prepare(offset, len)?;
         // SAFETY: The folio is valid and locked by us (checked by `prepare`), and the range is
@@ -479,6 +490,7 @@ impl<T: FileSystem> core::ops::Deref for LockedFolio<'_, T> {
 }
 
 impl<T: FileSystem> Drop for LockedFolio<'_, T> {
+    #[inline]
     fn drop(&mut self) {
         if self.owned {
             // SAFETY: By the type invariants we own the folio lock; the folio stays not up to
@@ -496,12 +508,14 @@ pub struct ReadaheadControl<'a, T: FileSystem>(
 
 impl<T: FileSystem> ReadaheadControl<'_, T> {
     /// Returns the byte position in the file where the readahead starts.
+    #[inline]
     pub fn pos(&self) -> i64 {
         // SAFETY: The request is valid while this exists.
         unsafe { bindings::readahead_pos(self.0) }
     }
 
     /// Returns the number of pages to read.
+    #[inline]
     pub fn count(&self) -> u32 {
         // SAFETY: The request is valid while this exists.
         unsafe { bindings::readahead_count(self.0) }
@@ -627,11 +641,13 @@ impl<T: FileSystem> Ops<T> {
     }
 
     /// Returns the raw table.
+    #[inline]
     pub(crate) const fn as_ptr(&self) -> *const bindings::address_space_operations {
         self.0
     }
 
     /// Returns whether the mapping may use large folios.
+    #[inline]
     pub(crate) const fn large_folios(&self) -> bool {
         self.1
     }
@@ -736,6 +752,7 @@ unsafe extern "C" fn get_block_callback<M: BlockMapper>(
 #[cfg(CONFIG_BUFFER_HEAD)]
 ///
 /// Fails with `EINVAL` if the folio was handed to C already.
+#[inline]
 pub fn mpage_read_folio<M: BlockMapper>(folio: &mut LockedFolio<'_, M::FileSystem>) -> Result {
     let ptr = folio.hand_off()?;
     // SAFETY: The folio is valid, locked and not up to date; `mpage_read_folio` takes over the
@@ -748,6 +765,7 @@ pub fn mpage_read_folio<M: BlockMapper>(folio: &mut LockedFolio<'_, M::FileSyste
 /// Reads the folios of a readahead request with the generic block-based reader
 /// (`mpage_readahead`), mapping their blocks with `M`.
 #[cfg(CONFIG_BUFFER_HEAD)]
+#[inline]
 pub fn mpage_readahead<M: BlockMapper>(ractl: &mut ReadaheadControl<'_, M::FileSystem>) {
     // SAFETY: The request is valid for the duration of the `readahead` callback.
     unsafe { bindings::mpage_readahead(ractl.0, Some(get_block_callback::<M>)) };

@@ -57,6 +57,7 @@ impl Head {
     }
 
     /// Returns a copy of the whole block (see [`Head::read`]).
+    #[inline]
     pub fn to_vec(&self) -> Result<KVec<u8>> {
         let mut v = KVec::from_elem(0u8, self.size(), GFP_KERNEL)?;
         self.read(0, &mut v)?;
@@ -64,6 +65,7 @@ impl Head {
     }
 
     /// Returns the block number of the buffer on its device.
+    #[inline]
     pub fn block(&self) -> u64 {
         // SAFETY: `b_blocknr` of a mapped, referenced buffer does not change.
         unsafe { (*self.0.get()).b_blocknr }

@@ -24,11 +24,13 @@ pub struct DEntry<T: FileSystem>(Opaque<bindings::dentry>, PhantomData<T>);
 
 // SAFETY: The type invariants guarantee that `DEntry` is always ref-counted.
 unsafe impl<T: FileSystem> AlwaysRefCounted for DEntry<T> {
+    #[inline]
     fn inc_ref(&self) {
         // SAFETY: The existence of a shared reference means that the refcount is nonzero.
         unsafe { bindings::dget(self.as_ptr()) };
     }
 
+    #[inline]
     unsafe fn dec_ref(obj: NonNull<Self>) {
         // SAFETY: The safety requirements guarantee that the refcount is nonzero.
         unsafe { bindings::dput(obj.cast().as_ptr()) }
@@ -41,23 +43,28 @@ impl<T: FileSystem> DEntry<T> {
     /// # Safety
     ///
     /// `ptr` must be a valid dentry of file system `T` (ready superblock) during `'a`.
+    #[inline]
     pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::dentry) -> &'a Self {
-        // SAFETY: The safety requirements guarantee that the cast below is ok.
+        // SAFETY: The cast is okay because `DEntry` is `repr(transparent)` over `struct dentry`,
+        // which the caller guarantees to be valid for `'a`.
         unsafe { &*ptr.cast::<Self>() }
     }
 
     /// Returns the raw `struct dentry` pointer.
+    #[inline]
     pub(crate) fn as_ptr(&self) -> *mut bindings::dentry {
         self.0.get()
     }
 
     /// Returns the superblock of the dentry.
+    #[inline]
     pub fn super_block(&self) -> &SuperBlock<T> {
         // SAFETY: `d_sb` is immutable and outlives the dentry; it is ready by the invariants.
         unsafe { SuperBlock::from_raw((*self.as_ptr()).d_sb) }
     }
 
     /// Returns the inode of the dentry, if it is positive.
+    #[inline]
     pub fn inode(&self) -> Option<&INode<T>> {
         // SAFETY: The dentry is valid; a positive dentry's inode lives as long as the dentry's
         // reference, and the inodes of a ready superblock of `T` are initialised.
@@ -82,6 +89,7 @@ impl<'a, T: FileSystem> Unhashed<'a, T> {
     /// # Safety
     ///
     /// `ptr` must be a valid dentry being looked up in a directory of file system `T`.
+    #[inline]
     pub(crate) unsafe fn from_raw(ptr: *mut bindings::dentry) -> Self {
         Self {
             dentry: ptr,
@@ -90,6 +98,7 @@ impl<'a, T: FileSystem> Unhashed<'a, T> {
     }
 
     /// Returns the name being looked up.
+    #[inline]
     pub fn name(&self) -> &'a [u8] {
         // SAFETY: The name of a dentry being looked up is stable (the parent is locked), and the
         // dentry lives for `'a`.
@@ -127,6 +136,7 @@ pub struct Root<T: FileSystem>(NonNull<bindings::dentry>, PhantomData<T>);
 
 impl<T: FileSystem> Root<T> {
     /// Creates the root dentry of `inode`'s superblock (`d_make_root`).
+    #[inline]
     pub fn try_new(inode: ARef<INode<T>>) -> Result<Self> {
         // SAFETY: `d_make_root` takes over the reference to the valid inode, even on failure.
         let d = unsafe { bindings::d_make_root(ARef::into_raw(inode).as_ptr().cast()) };
@@ -135,12 +145,14 @@ impl<T: FileSystem> Root<T> {
     }
 
     /// Gives up the dentry reference, returning the raw pointer.
+    #[inline]
     pub(crate) fn into_raw(self) -> *mut bindings::dentry {
         ManuallyDrop::new(self).0.as_ptr()
     }
 }
 
 impl<T: FileSystem> Drop for Root<T> {
+    #[inline]
     fn drop(&mut self) {
         // SAFETY: By the type invariants we own a reference to this dentry.
         unsafe { bindings::dput(self.0.as_ptr()) };

@@ -108,7 +108,8 @@ impl<T: FileSystem> Ops<T> {
                 fh_len: c_int,
                 fh_type: c_int,
             ) -> *mut bindings::dentry {
-                // SAFETY: As this function's.
+                // SAFETY: `sb` is a mounted superblock of `T` and `fid` is valid for `fh_len`
+                // words (this callback's contract), as `decode` requires.
                 unsafe { Self::decode(bindings::generic_fh_to_dentry, sb, fid, fh_len, fh_type) }
             }
 
@@ -121,7 +122,8 @@ impl<T: FileSystem> Ops<T> {
                 fh_len: c_int,
                 fh_type: c_int,
             ) -> *mut bindings::dentry {
-                // SAFETY: As this function's.
+                // SAFETY: `sb` is a mounted superblock of `T` and `fid` is valid for `fh_len`
+                // words (this callback's contract), as `decode` requires.
                 unsafe { Self::decode(bindings::generic_fh_to_parent, sb, fid, fh_len, fh_type) }
             }
 
@@ -171,6 +173,7 @@ impl<T: FileSystem> Ops<T> {
     }
 
     /// Returns the raw table.
+    #[inline]
     pub(crate) const fn as_ptr(&self) -> *const bindings::export_operations {
         self.0
     }

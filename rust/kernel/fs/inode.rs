@@ -102,6 +102,7 @@ pub struct Dev {
 
 impl Dev {
     /// Decodes the old 16-bit encoding of a device number (`old_decode_dev`).
+    #[inline]
     pub fn from_old(val: u16) -> Self {
         Dev {
             major: u32::from(val >> 8) & 0xff,
@@ -110,6 +111,7 @@ impl Dev {
     }
 
     /// Decodes the new 32-bit encoding of a device number (`new_decode_dev`).
+    #[inline]
     pub fn from_new(val: u32) -> Self {
         Dev {
             major: (val & 0xfff00) >> 8,
@@ -117,6 +119,7 @@ impl Dev {
         }
     }
 
+    #[inline]
     fn to_kdev(self) -> bindings::dev_t {
         ((self.major & 0xfff) << 20) | (self.minor & 0xfffff)
     }
@@ -170,23 +173,28 @@ impl<T: FileSystem> INode<T> {
     /// # Safety
     ///
     /// `ptr` must be a valid, initialised inode of file system `T` for the duration of `'a`.
+    #[inline]
     pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::inode) -> &'a Self {
-        // SAFETY: The safety requirements guarantee that the cast below is ok.
+        // SAFETY: The cast is okay because `INode` is `repr(transparent)` over `struct inode`,
+        // which the caller guarantees to be valid for `'a`.
         unsafe { &*ptr.cast::<Self>() }
     }
 
     /// Returns the raw `struct inode` pointer.
+    #[inline]
     pub(crate) fn as_ptr(&self) -> *mut bindings::inode {
         self.0.get()
     }
 
     /// Returns the number of the inode.
+    #[inline]
     pub fn ino(&self) -> u64 {
         // SAFETY: `i_ino` is immutable, and it is valid to read while the inode is alive.
         unsafe { (*self.as_ptr()).i_ino }
     }
 
     /// Returns the superblock that the inode belongs to.
+    #[inline]
     pub fn super_block(&self) -> &SuperBlock<T> {
         // SAFETY: `i_sb` is immutable; the superblock outlives its inodes and is ready, since
         // initialised inodes exist only in filled superblocks.
@@ -194,16 +202,19 @@ impl<T: FileSystem> INode<T> {
     }
 
     /// Returns the size of the inode contents (`i_size_read`).
+    #[inline]
     pub fn size(&self) -> i64 {
         self.as_rcu().size()
     }
 
     /// Returns the data associated with the inode.
+    #[inline]
     pub fn data(&self) -> &T::INodeData {
         self.as_rcu().data()
     }
 
     /// Returns the generation of the inode (`i_generation`), which file handles carry.
+    #[inline]
     pub fn generation(&self) -> u32 {
         // SAFETY: The inode is valid. Writers change `i_generation` under the inode lock; a
         // volatile read (READ_ONCE) sees either value.
@@ -212,12 +223,14 @@ impl<T: FileSystem> INode<T> {
 
     /// Returns whether the caller owns the inode or has `CAP_FOWNER` over it
     /// (`inode_owner_or_capable` in the initial idmapping).
+    #[inline]
     pub fn owner_or_capable(&self) -> bool {
         // SAFETY: The inode is valid; `nop_mnt_idmap` is the static initial idmapping.
         unsafe { bindings::inode_owner_or_capable(&raw mut bindings::nop_mnt_idmap, self.as_ptr()) }
     }
 
     /// Returns the view of the inode that RCU path walk has (no reference counting).
+    #[inline]
     pub fn as_rcu(&self) -> &RcuINode<T> {
         // SAFETY: `RcuINode` is a transparent wrapper of the same inode, whose invariants are
         // weaker than `INode`'s (any initialised inode whose memory is valid for `'_`).
@@ -256,28 +269,34 @@ impl<T: FileSystem> RcuINode<T> {
     /// `ptr` must be an initialised inode of file system `T` whose memory stays valid for the
     /// duration of `'a` (for instance, because an RCU read-side critical section lasts that
     /// long).
+    #[inline]
     pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::inode) -> &'a Self {
-        // SAFETY: The safety requirements guarantee that the cast below is ok.
+        // SAFETY: The cast is okay because `RcuINode` is `repr(transparent)` over `struct inode`,
+        // which the caller guarantees to be valid for `'a`.
         unsafe { &*ptr.cast::<Self>() }
     }
 
+    #[inline]
     fn as_ptr(&self) -> *mut bindings::inode {
         self.0.get()
     }
 
     /// Returns the number of the inode.
+    #[inline]
     pub fn ino(&self) -> u64 {
         // SAFETY: `i_ino` is immutable after initialisation, and the memory is valid.
         unsafe { (*self.as_ptr()).i_ino }
     }
 
     /// Returns the size of the inode contents (`i_size_read`).
+    #[inline]
     pub fn size(&self) -> i64 {
         // SAFETY: The inode's memory is valid; `i_size_read` is the kernel's lockless read.
         unsafe { bindings::i_size_read(self.as_ptr()) }
     }
 
     /// Returns the data associated with the inode.
+    #[inline]
     pub fn data(&self) -> &T::INodeData {
         // SAFETY: By the type invariants the inode is embedded in an `INodeWithData` whose data
         // is initialised and, as the memory, valid for the lifetime of `self`.
@@ -290,11 +309,13 @@ impl<T: FileSystem> RcuINode<T> {
 
 // SAFETY: The type invariants guarantee that `INode` is always ref-counted.
 unsafe impl<T: FileSystem> AlwaysRefCounted for INode<T> {
+    #[inline]
     fn inc_ref(&self) {
         // SAFETY: The existence of a shared reference means that the refcount is nonzero.
         unsafe { bindings::ihold(self.as_ptr()) };
     }
 
+    #[inline]
     unsafe fn dec_ref(obj: NonNull<Self>) {
         // SAFETY: The safety requirements guarantee that the refcount is nonzero.
         unsafe { bindings::iput(obj.as_ref().as_ptr()) }
@@ -450,16 +471,19 @@ pub struct NewINode<T: FileSystem>(
 type InlineLink<T> = for<'a> fn(&'a <T as FileSystem>::INodeData) -> Option<&'a CStr>;
 
 impl<T: FileSystem> NewINode<T> {
+    #[inline]
     pub(crate) fn new(inode: ARef<INode<T>>) -> Self {
         Self(ManuallyDrop::new(inode), false, None)
     }
 
     /// Returns the number of the new inode.
+    #[inline]
     pub fn ino(&self) -> u64 {
         self.0.ino()
     }
 
     /// Returns the raw pointer of the new inode, which only its owner may write to.
+    #[inline]
     pub(crate) fn as_ptr(&self) -> *mut bindings::inode {
         self.0.as_ptr()
     }
@@ -589,6 +613,7 @@ impl<T: FileSystem> NewINode<T> {
 }
 
 impl<T: FileSystem> Drop for NewINode<T> {
+    #[inline]
     fn drop(&mut self) {
         // SAFETY: The inode is new and was not initialised: `iget_failed` marks it bad, unlocks
         // it and drops the reference that we own (so the `ARef` is not dropped).
@@ -659,6 +684,7 @@ impl Flags {
     );
 
     /// Returns whether every flag of `other` is set in `self`.
+    #[inline]
     pub const fn contains(self, other: Self) -> bool {
         self.0 & other.0 == other.0
     }
@@ -666,12 +692,14 @@ impl Flags {
 
 impl core::ops::BitOr for Flags {
     type Output = Self;
+    #[inline]
     fn bitor(self, rhs: Self) -> Self {
         Self(self.0 | rhs.0)
     }
 }
 
 impl core::ops::BitOrAssign for Flags {
+    #[inline]
     fn bitor_assign(&mut self, rhs: Self) {
         self.0 |= rhs.0;
     }
@@ -711,17 +739,20 @@ pub struct Stat<'a> {
 
 impl Stat<'_> {
     /// The `STATX_*` fields the caller asked for.
+    #[inline]
     pub fn request_mask(&self) -> u32 {
         self.request_mask
     }
 
     /// The `AT_STATX_*` synchronisation flags of the call.
+    #[inline]
     pub fn query_flags(&self) -> u32 {
         self.query_flags
     }
 
     /// Reports the `statx_attr` bits in `attributes` as set, and those in `mask` as supported
     /// (`stx_attributes`, `stx_attributes_mask`).
+    #[inline]
     pub fn add_attributes(&mut self, attributes: u64, mask: u64) {
         // SAFETY: `stat` is valid for write for `'a`, and only this object writes to it while
         // the method runs (type invariant).
@@ -746,6 +777,7 @@ pub struct FileAttr<'a>(
 impl FileAttr<'_> {
     /// Sets the flags from `FS_*_FL` bits, and the `FS_XFLAG_*` bits that correspond
     /// (`fileattr_fill_flags`).
+    #[inline]
     pub fn fill_flags(&mut self, flags: u32) {
         // SAFETY: `self.0` is valid for write for `'a` (type invariant).
         unsafe { bindings::fileattr_fill_flags(self.0, flags) }
@@ -769,11 +801,13 @@ impl Fiemap<'_> {
     /// # Safety
     ///
     /// `fi` must be valid for `'a` and used only through the returned object.
+    #[inline]
     pub(crate) unsafe fn from_raw<'a>(fi: *mut bindings::fiemap_extent_info) -> Fiemap<'a> {
         // INVARIANT: The safety requirements are the invariants.
         Fiemap(fi, PhantomData)
     }
 
+    #[inline]
     pub(crate) fn as_ptr(&mut self) -> *mut bindings::fiemap_extent_info {
         self.0
     }
@@ -842,9 +876,7 @@ pub trait INodeOperations {
     /// that way (`readlink` would trip `CONFIG_HARDENED_USERCOPY`): ref walk asks again and
     /// gets a copy. Implement at most one of this, [`INodeOperations::get_link`] and
     /// [`INodeOperations::PAGE_LINK`].
-    fn inline_link(
-        _data: &<Self::FileSystem as FileSystem>::INodeData,
-    ) -> Option<&CStr> {
+    fn inline_link(_data: &<Self::FileSystem as FileSystem>::INodeData) -> Option<&CStr> {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
 
@@ -1028,8 +1060,12 @@ impl<T: FileSystem> Ops<T> {
                 }
                 // SAFETY: Ref walk: the C API guarantees that `dentry_ptr` is a valid,
                 // referenced dentry and `inode_ptr` its inode, of this fs, for the call.
-                let (dentry, inode) =
-                    unsafe { (DEntry::<T>::from_raw(dentry_ptr), INode::<T>::from_raw(inode_ptr)) };
+                let (dentry, inode) = unsafe {
+                    (
+                        DEntry::<T>::from_raw(dentry_ptr),
+                        INode::<T>::from_raw(inode_ptr),
+                    )
+                };
                 match U::get_link(dentry, inode) {
                     Err(e) => e.to_ptr::<c_char>(),
                     // A target in slab memory outside the usercopy whitelist would make
@@ -1276,6 +1312,7 @@ fn usercopy_allowed<T: FileSystem>(inode_ptr: *mut bindings::inode, s: &CStr) ->
 /// # Safety
 ///
 /// `delayed_call` must be the valid `delayed_call` of a `get_link` call in ref walk.
+#[inline]
 unsafe fn copied_link(s: &CStr, delayed_call: *mut bindings::delayed_call) -> *const c_char {
     let mut v = KVec::new();
     match v.extend_from_slice(s.to_bytes_with_nul(), GFP_KERNEL) {
@@ -1346,6 +1383,7 @@ mod tests {
     }
 
     #[test]
+    #[inline]
     fn dev_to_kdev() {
         // The kernel's `dev_t`: major in bits 20-31, minor in bits 0-19 (`MKDEV`).
         let dev = Dev::from_new(0x1234_5678);

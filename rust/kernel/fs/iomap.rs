@@ -22,10 +22,12 @@ impl<T: FileSystem> Ops<T> {
     /// # Safety
     ///
     /// `ops` must be a static table whose callbacks accept any inode of `T`.
+    #[inline]
     pub(crate) const unsafe fn from_raw(ops: *const bindings::iomap_ops) -> Self {
         Self(ops, PhantomData)
     }
 
+    #[inline]
     pub(crate) const fn as_ptr(&self) -> *const bindings::iomap_ops {
         self.0
     }
@@ -75,6 +77,7 @@ pub struct DirectIo<T: FileSystem>(Ops<T>);
 
 impl<T: FileSystem> DirectIo<T> {
     /// Direct reads mapped with `ops`.
+    #[inline]
     pub const fn new(ops: Ops<T>) -> Self {
         Self(ops)
     }

@@ -34,6 +34,7 @@ impl Constant {
     });
 
     /// Names `value` as `name`.
+    #[inline]
     pub const fn new(name: &'static CStr, value: i32) -> Self {
         Self(bindings::constant_table {
             name: name.to_bytes_with_nul().as_ptr().cast(),
@@ -103,11 +104,13 @@ impl Spec {
     }
 
     /// `name` without a value (`fsparam_flag`): [`Value::Flag`]`(false)`.
+    #[inline]
     pub const fn flag(name: &'static CStr, opt: u8) -> Self {
         Self::raw(None, Some(name), opt as u32, 0, ptr::null())
     }
 
     /// `name` or `no` + `name` (`fsparam_flag_no`): [`Value::Flag`], `true` when negated.
+    #[inline]
     pub const fn flag_no(name: &'static CStr, opt: u8) -> Self {
         Self::raw(
             None,
@@ -119,6 +122,7 @@ impl Spec {
     }
 
     /// `name=N`, a 32-bit unsigned number (`fsparam_u32`): [`Value::U32`].
+    #[inline]
     pub const fn u32(name: &'static CStr, opt: u8) -> Self {
         Self::raw(
             Some(bindings::fs_param_is_u32),
@@ -131,6 +135,7 @@ impl Spec {
 
     /// `name=ID`, a user id valid in the caller's user namespace (`fsparam_uid`):
     /// [`Value::Id`].
+    #[inline]
     pub const fn uid(name: &'static CStr, opt: u8) -> Self {
         Self::raw(
             Some(bindings::fs_param_is_uid),
@@ -143,6 +148,7 @@ impl Spec {
 
     /// `name=ID`, a group id valid in the caller's user namespace (`fsparam_gid`):
     /// [`Value::Id`].
+    #[inline]
     pub const fn gid(name: &'static CStr, opt: u8) -> Self {
         Self::raw(
             Some(bindings::fs_param_is_gid),
@@ -155,6 +161,7 @@ impl Spec {
 
     /// `name=NAME`, one of the names of `table` (`fsparam_enum`): [`Value::U32`], the value
     /// of the name.
+    #[inline]
     pub const fn enumerated(name: &'static CStr, opt: u8, table: Constants) -> Self {
         Self::raw(
             Some(bindings::fs_param_is_enum),
@@ -166,6 +173,7 @@ impl Spec {
     }
 
     /// `name=STRING` (`fsparam_string`): [`Value::String`].
+    #[inline]
     pub const fn string(name: &'static CStr, opt: u8) -> Self {
         Self::raw(
             Some(bindings::fs_param_is_string),
@@ -176,6 +184,7 @@ impl Spec {
         )
     }
 
+    #[inline]
     const fn is_end(&self) -> bool {
         self.0.name.is_null()
     }
@@ -233,7 +242,7 @@ impl Table {
                 if specs[i].0.opt == specs[j].0.opt
                     && specs[i].0.type_.is_none() != specs[j].0.type_.is_none()
                 {
-                    crate::build_error!("a flag and a parameter with a value share an option number");
+                    crate::build_error!("a flag and a valued parameter share an option number");
                 }
                 j += 1;
             }
@@ -246,15 +255,18 @@ impl Table {
     }
 
     /// Whether the file system takes no parameters.
+    #[inline]
     pub const fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
+    #[inline]
     pub(crate) fn as_ptr(&self) -> *const bindings::fs_parameter_spec {
         self.0.as_ptr().cast()
     }
 
     /// The specs named `name`, in order.
+    #[inline]
     fn named<'n>(&self, name: &'n [u8]) -> impl Iterator<Item = &'static Spec> + 'n {
         let specs: &'static [Spec] = self.0;
         specs

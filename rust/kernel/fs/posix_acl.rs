@@ -32,6 +32,7 @@ pub enum Type {
 
 impl Type {
     /// Returns the type for a C `ACL_TYPE_*` value, if it is one.
+    #[inline]
     pub(crate) fn from_raw(ty: c_int) -> Option<Self> {
         match u32::try_from(ty).ok()? {
             bindings::ACL_TYPE_ACCESS => Some(Type::Access),
@@ -135,12 +136,14 @@ impl Acl {
     }
 
     /// Gives up the reference, for C to own it.
+    #[inline]
     pub(crate) fn into_raw(self) -> *mut bindings::posix_acl {
         core::mem::ManuallyDrop::new(self).0.as_ptr()
     }
 }
 
 impl Drop for Acl {
+    #[inline]
     fn drop(&mut self) {
         // SAFETY: By the type invariants the ACL is valid and we own a reference to it.
         unsafe { bindings::posix_acl_release(self.0.as_ptr()) };

@@ -70,11 +70,13 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
 
     /// Makes the options of a new mount (`sb` is `None`) or of a remount of `sb`, before the
     /// parameters given are applied to them (`init_fs_context`).
+    #[inline]
     fn init_options(_sb: Option<&SuperBlock<Self>>) -> Result<Self::Options> {
         Ok(Self::Options::default())
     }
 
     /// Applies a parameter of [`FileSystem::PARAMETERS`] to the options (`parse_param`).
+    #[inline]
     fn parse_param(_options: &mut Self::Options, _param: param::Param<'_>) -> Result {
         Err(EINVAL)
     }
@@ -94,6 +96,7 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
 
     /// Applies `options` to a mounted superblock (`reconfigure`: `mount -o remount`). The
     /// superblock stays read-only. By default, nothing changes.
+    #[inline]
     fn reconfigure(
         _sb: &SuperBlock<Self>,
         _options: &Self::Options,
@@ -242,6 +245,7 @@ impl Registration {
     /// # Safety
     ///
     /// `sb` must be a valid superblock of a file system type registered by a [`Registration`].
+    #[inline]
     pub(crate) unsafe fn inode_cache(sb: *mut bindings::super_block) -> *mut bindings::kmem_cache {
         // SAFETY: `Registration::of_sb` points to a live `Registration` (see there).
         unsafe { (*Self::of_sb(sb)).inode_cache.0 }
@@ -252,6 +256,7 @@ impl Registration {
     /// # Safety
     ///
     /// `sb` must be a valid superblock of a file system type registered by a [`Registration`].
+    #[inline]
     pub(crate) unsafe fn free_wq(
         sb: *mut bindings::super_block,
     ) -> *mut bindings::workqueue_struct {
@@ -410,6 +415,7 @@ pub(crate) fn from_err_ptr<T>(ptr: *mut T) -> Result<*mut T> {
 struct WorkQueue(*mut bindings::workqueue_struct);
 
 impl Drop for WorkQueue {
+    #[inline]
     fn drop(&mut self) {
         // SAFETY: By the type invariants the workqueue is valid and ours; `destroy_workqueue`
         // runs the work still queued on it. Nothing queues on it any more: it is dropped with
@@ -427,6 +433,7 @@ impl Drop for WorkQueue {
 struct KMemCache(*mut bindings::kmem_cache);
 
 impl Drop for KMemCache {
+    #[inline]
     fn drop(&mut self) {
         // SAFETY: By the type invariants the cache is valid and ours. It is dropped only with
         // its `Registration`, after the file system was unregistered and all its inodes freed
@@ -459,6 +466,7 @@ impl<T: FileSystem> Tables<T> {
     ///
     /// `fc` is a valid `fs_context` of `T` (whose `fs_private` `init_fs_context_callback` set),
     /// used by no one else for `'a`.
+    #[inline]
     unsafe fn options<'a>(fc: *mut bindings::fs_context) -> &'a mut T::Options {
         // SAFETY: `fs_private` is the `KBox<T::Options>` of `init_fs_context_callback`, until
         // `free_callback`; the context, hence the options, is ours for `'a`.
@@ -658,6 +666,7 @@ macro_rules! module_fs {
         }
 
         impl $crate::InPlaceModule for FsModule {
+            #[inline]
             fn init(
                 module: &'static $crate::ThisModule,
             ) -> impl ::pin_init::PinInit<Self, $crate::error::Error> {

@@ -81,12 +81,15 @@ impl<T: FileSystem, S: State> SuperBlock<T, S> {
     ///
     /// `ptr` must be a valid superblock of file system `T` in state `S`, for the duration of
     /// `'a`.
+    #[inline]
     pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::super_block) -> &'a Self {
-        // SAFETY: The safety requirements guarantee that the cast below is ok.
+        // SAFETY: The cast is okay because `SuperBlock` is `repr(transparent)` over the C
+        // `super_block`, which the caller guarantees to be valid for `'a`.
         unsafe { &*ptr.cast::<Self>() }
     }
 
     /// Returns the raw `struct super_block` pointer.
+    #[inline]
     pub(crate) fn as_ptr(&self) -> *mut bindings::super_block {
         self.0.get()
     }
@@ -119,6 +122,7 @@ impl<T: FileSystem, S: State> SuperBlock<T, S> {
     // patch: end
 
     /// Returns the block size in bytes (`s_blocksize`).
+    #[inline]
     pub fn block_size(&self) -> usize {
         // SAFETY: `s_blocksize` is set while filling the superblock and stable afterwards.
         unsafe { (*self.as_ptr()).s_blocksize }
@@ -143,8 +147,10 @@ impl<T: FileSystem> SuperBlock<T, New> {
     /// # Safety
     ///
     /// `ptr` must be a valid superblock of `T` being filled, with no other user during `'a`.
+    #[inline]
     pub(crate) unsafe fn from_raw_mut<'a>(ptr: *mut bindings::super_block) -> &'a mut Self {
-        // SAFETY: The safety requirements guarantee that the cast below is ok.
+        // SAFETY: The cast is okay because `SuperBlock` is `repr(transparent)` over the C
+        // `super_block`, which the caller guarantees to be valid for `'a`.
         unsafe { &mut *ptr.cast::<Self>() }
     }
 
@@ -159,6 +165,7 @@ impl<T: FileSystem> SuperBlock<T, New> {
     /// Sets the block size to at least `size` bytes and at least the logical block size of the
     /// device (`sb_min_blocksize`). Returns the block size set, or zero on failure (always
     /// without a block device: [`Type::Independent`]).
+    #[inline]
     pub fn min_blocksize(&mut self, size: i32) -> i32 {
         if !self.has_bdev() {
             return 0;
@@ -235,6 +242,7 @@ impl<T: FileSystem> SuperBlock<T, New> {
 
 impl<T: FileSystem> SuperBlock<T> {
     /// Returns the data associated with the superblock.
+    #[inline]
     pub fn data(&self) -> &T::Data {
         // SAFETY: By the type invariants `s_fs_info` points to a `T::Data`. It lives until the
         // end of `put_super` (`Registration::release_sb`), after every call of the file system on
@@ -300,6 +308,7 @@ impl Reconfigure<'_> {
     ///
     /// `fc` must be a valid `fs_context` for reconfiguration, used only through the returned
     /// object for `'a`.
+    #[inline]
     pub(crate) unsafe fn from_raw<'a>(fc: *mut bindings::fs_context) -> Reconfigure<'a> {
         // INVARIANT: The safety requirements are the invariants.
         Reconfigure(fc, PhantomData)
@@ -366,7 +375,7 @@ pub trait SuperOperations {
     ///
     /// The bindings then release what the file system keeps (as C file systems do at the end of
     /// their `put_super`): the data of inodes evicted so far, and the superblock's
-    /// [`FileSystem::Data`](crate::fs::FileSystem::Data), with the inode references they hold,
+    /// [`FileSystem::Data`], with the inode references they hold,
     /// before the VFS checks for busy inodes and before the block device is closed.
     fn put_super(_sb: &SuperBlock<Self::FileSystem>) {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
@@ -499,6 +508,7 @@ impl<T: FileSystem> Ops<T> {
     }
 
     /// Returns the raw table.
+    #[inline]
     pub(crate) const fn as_ptr(&self) -> *const bindings::super_operations {
         self.0
     }

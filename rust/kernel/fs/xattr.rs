@@ -26,6 +26,7 @@ pub trait XattrHandler {
     ///
     /// Copies the value into `buf` and returns its length; if `buf` is empty, only returns the
     /// length. Returns `ERANGE` if `buf` is too small, `ENODATA` if there is no such attribute.
+    #[inline]
     fn get(
         _dentry: Option<&DEntry<Self::FileSystem>>,
         _inode: &INode<Self::FileSystem>,
@@ -115,6 +116,7 @@ impl<T: FileSystem> Handlers<T> {
     ///     None,
     /// ]);
     /// ```
+    #[inline]
     pub const fn new(list: &'static [Option<&'static Handler<T>>]) -> Self {
         build_assert!(
             matches!(list.last(), Some(None)),
@@ -126,6 +128,7 @@ impl<T: FileSystem> Handlers<T> {
     }
 
     /// Returns the raw NULL-terminated array.
+    #[inline]
     pub(crate) const fn as_ptr(&self) -> *const *const bindings::xattr_handler {
         self.0
     }
@@ -133,6 +136,7 @@ impl<T: FileSystem> Handlers<T> {
 
 impl<T: FileSystem> SuperBlock<T, sb::New> {
     /// Sets the extended attribute handlers of the new superblock (`s_xattr`).
+    #[inline]
     pub fn set_xattr_handlers(&mut self, handlers: Handlers<T>) {
         // SAFETY: The superblock is being filled and exclusively ours; the list is static.
         unsafe { (*self.as_ptr()).s_xattr = handlers.as_ptr() };
@@ -141,6 +145,7 @@ impl<T: FileSystem> SuperBlock<T, sb::New> {
 
 /// Returns whether the current task may see `trusted.` attributes in a listing: the policy of
 /// the C file systems' `trusted.` handlers (`capable(CAP_SYS_ADMIN)`).
+#[inline]
 pub fn trusted_list_allowed() -> bool {
     // SAFETY: `capable` may be called from any process context.
     unsafe { bindings::capable(bindings::CAP_SYS_ADMIN as i32) }

@@ -21,18 +21,22 @@ impl<T: FileSystem> File<T> {
     ///
     /// `ptr` must be a valid file, opened on an inode of file system `T`, for the duration of
     /// `'a`.
+    #[inline]
     pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::file) -> &'a Self {
-        // SAFETY: The safety requirements guarantee that the cast below is ok.
+        // SAFETY: The cast is okay because `File` is `repr(transparent)` over `struct file`, which
+        // the caller guarantees to be valid for `'a`.
         unsafe { &*ptr.cast::<Self>() }
     }
 
     /// Returns the inode that the file was opened on (`file_inode`).
+    #[inline]
     pub fn inode(&self) -> &INode<T> {
         // SAFETY: `f_inode` is immutable and valid while the file is; it belongs to `T`.
         unsafe { INode::from_raw((*self.inner.get()).f_inode) }
     }
 
     /// Returns the untyped view of the file.
+    #[inline]
     pub fn untyped(&self) -> &LocalFile {
         // SAFETY: The file is valid for the lifetime of `self`. `LocalFile` makes no claim about
         // `fdget_pos`: file operations may run under an `fdget_pos` that skipped `f_pos_lock`
@@ -45,6 +49,7 @@ impl<T: FileSystem> File<T> {
 impl<T: FileSystem> NewINode<T> {
     /// Sets the file operations of the new inode (`i_fop`); without this it keeps the default
     /// (devices and fifos get theirs when they are initialised).
+    #[inline]
     pub fn set_file_ops(&mut self, ops: Ops<T>) -> &mut Self {
         // SAFETY: The inode is new and exclusively ours; the table is static.
         unsafe { bindings::inode_set_fop(self.as_ptr(), ops.as_ptr()) };
@@ -101,11 +106,13 @@ pub struct DirEmitter(bindings::dir_context);
 
 impl DirEmitter {
     /// Returns the current position of the reader (`ctx->pos`).
+    #[inline]
     pub fn pos(&self) -> Offset {
         self.0.pos
     }
 
     /// Sets the position of the reader, e.g. to skip an unused record.
+    #[inline]
     pub fn set_pos(&mut self, pos: Offset) {
         self.0.pos = pos;
     }
@@ -427,6 +434,7 @@ impl<T: FileSystem> Ops<T> {
     }
 
     /// The C `generic_ro_fops` table: read-only regular files read through the page cache.
+    #[inline]
     pub const fn generic_ro() -> Self {
         // SAFETY: `generic_ro_fops` is a static table that never changes.
         Self(unsafe { &bindings::generic_ro_fops }, true, PhantomData)
