@@ -9,9 +9,10 @@
 //!
 //! C header: [`include/linux/iomap.h`](srctree/include/linux/iomap.h)
 
-use super::{inode::Fiemap, inode::INode, FileSystem};
+use super::{inode::INode, inode::INodeOperations, FileSystem};
 use crate::bindings;
 use crate::error::Result;
+use crate::prelude::*;
 use core::marker::PhantomData;
 
 /// An iomap operations table that maps the blocks of inodes of `T` for reading.
@@ -115,5 +116,55 @@ impl<T: FileSystem> DirectIo<T> {
             bindings::inode_unlock_shared(inode);
             r
         }
+    }
+}
+
+/// The extents being reported by `FIEMAP` (`struct fiemap_extent_info`), for
+/// [`INodeOperations::fiemap`].
+///
+/// # Invariants
+///
+/// The pointer is valid for `'a`, used only through this object.
+pub struct Fiemap<'a>(
+    *mut bindings::fiemap_extent_info,
+    PhantomData<&'a mut bindings::fiemap_extent_info>,
+);
+
+impl Fiemap<'_> {
+    /// # Safety
+    ///
+    /// `fi` must be valid for `'a` and used only through the returned object.
+    #[inline]
+    pub(crate) unsafe fn from_raw<'a>(fi: *mut bindings::fiemap_extent_info) -> Fiemap<'a> {
+        // INVARIANT: The safety requirements are the invariants.
+        Fiemap(fi, PhantomData)
+    }
+
+    #[inline]
+    pub(crate) fn as_ptr(&mut self) -> *mut bindings::fiemap_extent_info {
+        self.0
+    }
+}
+
+/// # Safety
+///
+/// `fiemap` of `struct inode_operations`: `inode_ptr` is a referenced inode of `T`
+/// and `fi` a valid `fiemap_extent_info`, both for the duration of the call.
+pub(crate) unsafe extern "C" fn fiemap_callback<
+    T: FileSystem,
+    U: INodeOperations<FileSystem = T> + ?Sized,
+>(
+    inode_ptr: *mut bindings::inode,
+    fi: *mut bindings::fiemap_extent_info,
+    start: u64,
+    len: u64,
+) -> c_int {
+    // SAFETY: The C API gives a referenced inode of this fs (it has this table).
+    let inode = unsafe { INode::<T>::from_raw(inode_ptr) };
+    // SAFETY: `fi` is valid for the call and used only through `fi`.
+    let mut fi = unsafe { Fiemap::from_raw(fi) };
+    match U::fiemap(inode, &mut fi, start, len) {
+        Err(e) => e.to_errno(),
+        Ok(()) => 0,
     }
 }

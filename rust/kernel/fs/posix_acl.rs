@@ -2,18 +2,19 @@
 
 //! POSIX access control lists.
 //!
-//! A file system that keeps ACLs returns them from
-//! [`INodeOperations::get_inode_acl`](super::inode::INodeOperations::get_inode_acl); the VFS
+//! A file system that keeps ACLs returns them from [`INodeOperations::get_inode_acl`]; the VFS
 //! caches them in the inode, uses them for permission checks (`generic_permission`) and serves
 //! the `system.posix_acl_access`/`system.posix_acl_default` attributes from them, when the
 //! superblock has `SB_POSIXACL` ([`SuperBlock::set_posix_acl`](super::sb::SuperBlock)).
 //!
 //! C headers: [`include/linux/posix_acl.h`](srctree/include/linux/posix_acl.h)
 
+use super::inode::{INode, INodeOperations, RcuINode};
+use super::FileSystem;
 use crate::bindings;
 use crate::error::{code::*, Result};
 use crate::prelude::*;
-use core::ptr::NonNull;
+use core::ptr::{self, NonNull};
 
 /// The name of the attribute that shows the access ACL (`XATTR_NAME_POSIX_ACL_ACCESS`).
 pub const XATTR_NAME_ACCESS: &CStr = c"system.posix_acl_access";
@@ -147,5 +148,51 @@ impl Drop for Acl {
     fn drop(&mut self) {
         // SAFETY: By the type invariants the ACL is valid and we own a reference to it.
         unsafe { bindings::posix_acl_release(self.0.as_ptr()) };
+    }
+}
+
+/// The inode whose ACL [`INodeOperations::get_inode_acl`] is asked for, and how.
+pub enum AclWalk<'a, T: FileSystem> {
+    /// RCU path walk (`get_cached_acl_rcu`): the inode holds no reference for us and the caller
+    /// is in an RCU read-side critical section, so the method must not block. Only "no ACL" or
+    /// an error can be answered: the VFS would not take the reference of an ACL built here, so
+    /// one is refused with `ECHILD` (as is usual to ask for ref walk).
+    Rcu(&'a RcuINode<T>),
+    /// The inode is referenced and the method may block.
+    Ref(&'a INode<T>),
+}
+
+/// # Safety
+///
+/// `get_inode_acl` of `struct inode_operations`: `inode_ptr` is an inode of `T`,
+/// referenced unless `rcu` is set, in which case its memory is valid for the RCU
+/// read-side critical section that spans the call.
+pub(crate) unsafe extern "C" fn get_inode_acl_callback<
+    T: FileSystem,
+    U: INodeOperations<FileSystem = T> + ?Sized,
+>(
+    inode_ptr: *mut bindings::inode,
+    ty: c_int,
+    rcu: bool,
+) -> *mut bindings::posix_acl {
+    let Some(ty) = Type::from_raw(ty) else {
+        return EINVAL.to_ptr();
+    };
+    let walk = if rcu {
+        // SAFETY: The inode has this table, so it is an initialised inode of this fs,
+        // whose memory the RCU read-side critical section keeps valid.
+        AclWalk::Rcu(unsafe { RcuINode::<T>::from_raw(inode_ptr) })
+    } else {
+        // SAFETY: Outside RCU walk the C API gives a referenced inode of this fs.
+        AclWalk::Ref(unsafe { INode::<T>::from_raw(inode_ptr) })
+    };
+    match U::get_inode_acl(walk, ty) {
+        Err(e) => e.to_ptr(),
+        Ok(None) => ptr::null_mut(),
+        // `get_cached_acl_rcu` would use the ACL without taking over our reference.
+        // Dropping it (`kfree_rcu` once unreferenced) does not block.
+        Ok(Some(_)) if rcu => ECHILD.to_ptr(),
+        // The VFS takes over the reference (`__get_acl`).
+        Ok(Some(acl)) => acl.into_raw(),
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! C headers: [`include/linux/xattr.h`](srctree/include/linux/xattr.h)
 
-use super::{dentry::DEntry, inode::INode, sb, sb::SuperBlock, FileSystem};
+use super::{dentry::DEntry, inode::INode, inode::INodeOperations, sb, sb::SuperBlock, FileSystem};
 use crate::bindings;
 use crate::error::{code::*, from_result, Result};
 use crate::prelude::*;
@@ -149,4 +149,33 @@ impl<T: FileSystem> SuperBlock<T, sb::New> {
 pub fn trusted_list_allowed() -> bool {
     // SAFETY: `capable` may be called from any process context.
     unsafe { bindings::capable(bindings::CAP_SYS_ADMIN as i32) }
+}
+
+/// # Safety
+///
+/// `listxattr` of `struct inode_operations`: `dentry_ptr` is a valid dentry of `T` and
+/// `buf` is NULL or valid for `size` bytes.
+pub(crate) unsafe extern "C" fn listxattr_callback<
+    T: FileSystem,
+    U: INodeOperations<FileSystem = T> + ?Sized,
+>(
+    dentry_ptr: *mut bindings::dentry,
+    buf: *mut c_char,
+    size: usize,
+) -> isize {
+    // SAFETY: The C API guarantees that `dentry_ptr` is a valid dentry of this fs.
+    let dentry = unsafe { DEntry::<T>::from_raw(dentry_ptr) };
+    let buf = if buf.is_null() || size == 0 {
+        &mut [][..]
+    } else {
+        // SAFETY: The C API guarantees that `buf` is valid for `size` bytes.
+        unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), size) }
+    };
+    let len = buf.len();
+    match U::listxattr(dentry, buf) {
+        // The VFS copies `n` bytes of `buf` to user space: never more than it has.
+        Ok(n) if len != 0 && n > len => ERANGE.to_errno() as isize,
+        Ok(n) => isize::try_from(n).unwrap_or(E2BIG.to_errno() as isize),
+        Err(e) => e.to_errno() as isize,
+    }
 }

@@ -95,3 +95,22 @@ pub(crate) fn get_acl(walk: AclWalk<'_, Ext2Fs>, ty: Type) -> Result<Option<Acl>
         Err(e) => Err(e),
     }
 }
+
+#[kunit_tests(rust_ext2_acl)]
+mod tests {
+    use super::*;
+
+    /// `ext2_acl_count`: a 4-byte header, up to four 4-byte short entries, then 8-byte ones;
+    /// other sizes are invalid (C's `size_t` arithmetic would underflow below the header).
+    #[test]
+    fn count_as_c() {
+        assert_eq!(count(4), Some(0));
+        assert_eq!(count(8), Some(1));
+        assert_eq!(count(20), Some(4));
+        assert_eq!(count(28), Some(5));
+        assert_eq!(count(44), Some(7));
+        assert_eq!(count(3), None);
+        assert_eq!(count(22), None);
+        assert_eq!(count(26), None);
+    }
+}

@@ -295,3 +295,25 @@ impl FileOperations for DirOps {
         Ok(())
     }
 }
+
+#[kunit_tests(rust_ext2_dir)]
+mod tests {
+    use super::*;
+
+    /// `EXT2_DIR_REC_LEN`: 8 bytes of header and the name, rounded up to 4.
+    #[test]
+    fn rec_len_as_c() {
+        assert_eq!(rec_len_for(1), 12);
+        assert_eq!(rec_len_for(4), 12);
+        assert_eq!(rec_len_for(5), 16);
+        assert_eq!(rec_len_for(255), 264);
+    }
+
+    /// `ext2_rec_len_from_disk`: only 64 KiB pages read 65535 as 65536.
+    #[test]
+    fn rec_len_from_disk_as_c() {
+        assert_eq!(rec_len_from_disk(12), 12);
+        let max = if PAGE >= 1 << 16 { 1 << 16 } else { 0xffff };
+        assert_eq!(rec_len_from_disk(0xffff), max);
+    }
+}

@@ -740,3 +740,32 @@ impl ExportOperations for Ext2Fs {
         inode::iget(dir.super_block(), ino.into())
     }
 }
+
+#[kunit_tests(rust_ext2_super)]
+mod tests {
+    use super::*;
+
+    /// `ext2_max_size` of fs/ext2/super.c for each block size (computed from the C function):
+    /// the block tree limits 1 KiB blocks, `i_blocks` (2^32 - 1 sectors) the larger ones.
+    #[test]
+    fn max_size_as_c() {
+        assert_eq!(max_size(10), 17_247_252_480);
+        assert_eq!(max_size(11), 275_415_851_008);
+        assert_eq!(max_size(12), 2_196_873_666_560);
+        assert_eq!(max_size(13), 2_197_948_973_056);
+        assert_eq!(max_size(14), 2_198_486_220_800);
+        assert_eq!(max_size(15), 2_198_754_754_560);
+        assert_eq!(max_size(16), 2_198_888_906_752);
+    }
+
+    /// Groups 0 and 1 and the powers of 3, 5 and 7 keep superblock backups (`ext2_group_sparse`).
+    #[test]
+    fn group_sparse_as_c() {
+        for g in [0, 1, 3, 5, 7, 9, 25, 27, 49, 81, 125, 243, 343, 2187] {
+            assert!(group_sparse(g));
+        }
+        for g in [2, 4, 6, 8, 10, 15, 21, 35, 45, 50, 63, 105] {
+            assert!(!group_sparse(g));
+        }
+    }
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The inode cache's objects: an inode with the file system's data beside it, and the slab and
+//! `super_operations` callbacks that allocate, construct and free them.
+
+use crate::fs::Registration;
+use crate::{bindings, prelude::*};
+use core::{mem::MaybeUninit, ptr};
+
+/// An inode with the file system's per-inode data next to it, as allocated by the bindings'
+/// `alloc_inode`.
+///
+/// # Invariants
+///
+/// `data` is initialised if and only if `data_init` is true. `rwork` is used only once the inode
+/// was destroyed, to free the object.
+#[repr(C)]
+pub(crate) struct INodeWithData<D> {
+    pub(super) data: MaybeUninit<D>,
+    pub(super) data_init: bool,
+    pub(super) rwork: bindings::rcu_work,
+    pub(super) inode: bindings::inode,
+}
+
+impl<D> INodeWithData<D> {
+    /// The offset of the file system's data in the object.
+    pub(crate) const DATA_OFFSET: usize = core::mem::offset_of!(Self, data);
+
+    /// The kmem cache constructor: `inode_init_once` on the embedded inode.
+    ///
+    /// # Safety
+    ///
+    /// Kmem cache constructor: `outer` points to an object of the inode cache, of the size of
+    /// `Self`.
+    pub(crate) unsafe extern "C" fn init_once_callback(outer: *mut c_void) {
+        let ptr = outer.cast::<Self>();
+        // SAFETY: The kmem cache calls this with an object of the cache's size, which is
+        // `size_of::<Self>()`, so the inode field is within it.
+        unsafe { bindings::inode_init_once(&raw mut (*ptr).inode) };
+    }
+
+    /// # Safety
+    ///
+    /// `alloc_inode` of `struct super_operations`: `sb` is a valid superblock of a file system
+    /// registered with a [`Registration`] whose `INodeData` is `D`.
+    pub(crate) unsafe extern "C" fn alloc_inode_callback(
+        sb: *mut bindings::super_block,
+    ) -> *mut bindings::inode {
+        // SAFETY: The callback contract guarantees that `sb` is valid; it belongs to a file
+        // system registered with a `Registration` for a type with `INodeData = D` (the table
+        // that installs this callback is built for that type).
+        let cache = unsafe { Registration::inode_cache(sb) };
+        // SAFETY: `cache` is a valid kmem cache.
+        let ptr = unsafe {
+            bindings::kmem_cache_alloc_lru_noprof(
+                cache,
+                &raw mut (*sb).s_inode_lru,
+                bindings::GFP_KERNEL,
+            )
+        }
+        .cast::<Self>();
+        if ptr.is_null() {
+            return ptr::null_mut();
+        }
+        // SAFETY: `ptr` was just allocated with room for `Self`.
+        // INVARIANT: The data is not initialised yet.
+        unsafe {
+            (&raw mut (*ptr).data_init).write(false);
+            &raw mut (*ptr).inode
+        }
+    }
+
+    /// # Safety
+    ///
+    /// `destroy_inode` of `struct super_operations`, with no `free_inode`: `inode` is an inode
+    /// allocated by [`Self::alloc_inode_callback`] that is being destroyed, on a valid
+    /// superblock; freeing it is left to this callback.
+    ///
+    /// RCU path walkers may still look at the inode (and its data, see [`RcuINode`]) until a
+    /// grace period has passed, and the data's `Drop` may sleep: so the data is dropped and the
+    /// object freed by [`Self::free_work_callback`], queued with `queue_rcu_work`, which runs
+    /// in process context after a grace period.
+    pub(crate) unsafe extern "C" fn destroy_inode_callback(inode: *mut bindings::inode) {
+        // SAFETY: All inodes of this file system are allocated by `alloc_inode_callback`, so
+        // `inode` is embedded in a `Self`; the VFS does not use it after this call.
+        let ptr = unsafe { crate::container_of!(inode, Self, inode) };
+        // SAFETY: The superblock is valid while its inodes are destroyed; it belongs to a file
+        // system registered with a `Registration` (whose workqueue outlives its superblocks).
+        let wq = unsafe { Registration::free_wq((*inode).i_sb) };
+        // SAFETY: `rwork` is ours (type invariants) and initialised here; the work runs once.
+        unsafe {
+            bindings::init_rcu_work(&raw mut (*ptr).rwork, Some(Self::free_work_callback));
+            bindings::queue_rcu_work(wq, &raw mut (*ptr).rwork);
+        }
+    }
+
+    /// # Safety
+    ///
+    /// `free_inode` of `struct super_operations`, installed instead of `destroy_inode` only when
+    /// `D` has no drop glue (`needs_drop`): `inode` is an inode allocated by
+    /// [`Self::alloc_inode_callback`] that was destroyed. The VFS calls this from an RCU callback
+    /// (`i_callback`), so a grace period has passed and RCU path walkers are done with it.
+    pub(crate) unsafe extern "C" fn free_inode_callback(inode: *mut bindings::inode) {
+        // SAFETY: All inodes of this file system are allocated by `alloc_inode_callback`, so
+        // `inode` is embedded in a `Self`.
+        let ptr = unsafe { crate::container_of!(inode, Self, inode) };
+        // `D` has no drop glue (safety requirements), so the data need not be dropped, even if it
+        // was initialised. The superblock may be gone by now: `kfree` finds the inode cache from
+        // the object itself.
+        // SAFETY: The object was allocated by `kmem_cache_alloc` in `alloc_inode_callback`, and
+        // no one uses it any more (the VFS calls this once, after a grace period).
+        unsafe { bindings::kfree(ptr.cast()) };
+    }
+
+    /// # Safety
+    ///
+    /// Work function queued by [`Self::destroy_inode_callback`]: `work` is the `rwork.work` of
+    /// a destroyed `Self`, after an RCU grace period, in process context.
+    unsafe extern "C" fn free_work_callback(work: *mut bindings::work_struct) {
+        // SAFETY: `work` is the `work` field of the `rwork` field of a `Self`.
+        let ptr = unsafe {
+            let rwork = crate::container_of!(work, bindings::rcu_work, work);
+            crate::container_of!(rwork, Self, rwork)
+        };
+        // SAFETY: No one uses the object any more (destroyed, and a grace period has passed
+        // since, so RCU walkers are done too); by the type invariants `data_init` says whether
+        // the data was initialised (by `NewINode::init`); it is dropped only here.
+        unsafe {
+            if (*ptr).data_init {
+                (*ptr).data.assume_init_drop();
+            }
+        }
+        // The superblock may be gone by now, so `i_sb` must not be used to find the inode
+        // cache: `kfree` finds it from the object itself.
+        // SAFETY: The object was allocated by `kmem_cache_alloc` in `alloc_inode_callback`, and
+        // is not used any more; the workqueue does not touch `work` after calling us.
+        unsafe { bindings::kfree(ptr.cast()) };
+    }
+}

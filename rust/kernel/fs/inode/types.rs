@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Inode types and modes, device numbers and times.
+//!
+//! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h),
+//! [`include/uapi/linux/stat.h`](srctree/include/uapi/linux/stat.h)
+
+use crate::{bindings, prelude::*};
+
+/// The type of an inode.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub enum Type {
+    /// Directory.
+    Dir,
+    /// Regular file.
+    Reg,
+    /// Symbolic link.
+    Lnk,
+    /// Named pipe (first-in, first-out).
+    Fifo,
+    /// Character device, with its device number.
+    Chr(Dev),
+    /// Block device, with its device number.
+    Blk(Dev),
+    /// Unix-domain socket.
+    Sock,
+}
+
+impl Type {
+    pub(super) fn mode_bits(self) -> u32 {
+        match self {
+            Type::Dir => bindings::S_IFDIR,
+            Type::Reg => bindings::S_IFREG,
+            Type::Lnk => bindings::S_IFLNK,
+            Type::Fifo => bindings::S_IFIFO,
+            Type::Chr(_) => bindings::S_IFCHR,
+            Type::Blk(_) => bindings::S_IFBLK,
+            Type::Sock => bindings::S_IFSOCK,
+        }
+    }
+}
+
+/// The file type bits of an inode mode (`S_IF*` of `include/uapi/linux/stat.h`), for file
+/// systems whose on-disk modes use the Linux encoding.
+pub mod mode {
+    use crate::bindings;
+
+    /// Mask of the file type bits.
+    pub const S_IFMT: u16 = bindings::S_IFMT as u16;
+    /// Unix-domain socket.
+    pub const S_IFSOCK: u16 = bindings::S_IFSOCK as u16;
+    /// Symbolic link.
+    pub const S_IFLNK: u16 = bindings::S_IFLNK as u16;
+    /// Regular file.
+    pub const S_IFREG: u16 = bindings::S_IFREG as u16;
+    /// Block device.
+    pub const S_IFBLK: u16 = bindings::S_IFBLK as u16;
+    /// Directory.
+    pub const S_IFDIR: u16 = bindings::S_IFDIR as u16;
+    /// Character device.
+    pub const S_IFCHR: u16 = bindings::S_IFCHR as u16;
+    /// Named pipe.
+    pub const S_IFIFO: u16 = bindings::S_IFIFO as u16;
+}
+
+/// A device number, as major and minor numbers.
+///
+/// # Examples
+///
+/// The two on-disk encodings of Linux file systems (`old_decode_dev`, `new_decode_dev`):
+///
+/// ```
+/// use kernel::fs::inode::Dev;
+///
+/// let old = Dev::from_old(0x0801);
+/// assert!(old.major == 8 && old.minor == 1);
+/// // New encoding: minor bits 0-7 and 20-31, major bits 8-19.
+/// let new = Dev::from_new(0x1234_5678);
+/// assert!(new.major == 0x456 && new.minor == 0x12378);
+/// assert!(Dev::from_new(0x0801) == Dev::from_old(0x0801));
+/// ```
+#[derive(Copy, Clone, PartialEq, Eq, Default)]
+pub struct Dev {
+    /// Major number (12 bits in the kernel's `dev_t`).
+    pub major: u32,
+    /// Minor number (20 bits in the kernel's `dev_t`).
+    pub minor: u32,
+}
+
+impl Dev {
+    /// Decodes the old 16-bit encoding of a device number (`old_decode_dev`).
+    #[inline]
+    pub fn from_old(val: u16) -> Self {
+        Dev {
+            major: u32::from(val >> 8) & 0xff,
+            minor: u32::from(val) & 0xff,
+        }
+    }
+
+    /// Decodes the new 32-bit encoding of a device number (`new_decode_dev`).
+    #[inline]
+    pub fn from_new(val: u32) -> Self {
+        Dev {
+            major: (val & 0xfff00) >> 8,
+            minor: (val & 0xff) | ((val >> 12) & 0xfff00),
+        }
+    }
+
+    #[inline]
+    pub(super) fn to_kdev(self) -> bindings::dev_t {
+        ((self.major & 0xfff) << 20) | (self.minor & 0xfffff)
+    }
+}
+
+/// A timestamp: seconds and nanoseconds since the epoch.
+#[derive(Copy, Clone, PartialEq, Eq, Default)]
+pub struct Timespec {
+    /// Seconds (may be negative, before 1970).
+    pub secs: i64,
+    /// Nanoseconds, below one billion (more are carried into the seconds when the time is
+    /// stored in an inode).
+    pub nsecs: u32,
+}
+
+impl Timespec {
+    /// The same time with the nanoseconds below one billion: the whole seconds in them are
+    /// carried into the seconds (saturating), as the VFS expects of `i_*time_nsec`.
+    #[inline]
+    pub(super) fn normalized(self) -> Self {
+        const NSEC_PER_SEC: u32 = 1_000_000_000;
+        Self {
+            secs: self
+                .secs
+                .saturating_add(i64::from(self.nsecs / NSEC_PER_SEC)),
+            nsecs: self.nsecs % NSEC_PER_SEC,
+        }
+    }
+}
+
+/// The Unix epoch, as a [`Timespec`].
+pub const UNIX_EPOCH: Timespec = Timespec { secs: 0, nsecs: 0 };
+
+#[kunit_tests(rust_fs_inode)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timespec_normalized() {
+        let t = Timespec {
+            secs: 5,
+            nsecs: 2_500_000_000,
+        };
+        assert!(
+            t.normalized()
+                == Timespec {
+                    secs: 7,
+                    nsecs: 500_000_000
+                }
+        );
+        // Already normal, before 1970.
+        let t = Timespec {
+            secs: -1,
+            nsecs: 999_999_999,
+        };
+        assert!(t.normalized() == t);
+        // The seconds saturate.
+        let t = Timespec {
+            secs: i64::MAX,
+            nsecs: u32::MAX,
+        }
+        .normalized();
+        assert!(t.secs == i64::MAX && t.nsecs == u32::MAX % 1_000_000_000);
+    }
+
+    #[test]
+    fn dev_to_kdev() {
+        // The kernel's `dev_t`: major in bits 20-31, minor in bits 0-19 (`MKDEV`).
+        let dev = Dev::from_new(0x1234_5678);
+        assert!(dev.to_kdev() == (0x456 << 20) | 0x12378);
+        let dev = Dev::from_old(0xffff);
+        assert!(dev.to_kdev() == (0xff << 20) | 0xff);
+    }
+}
