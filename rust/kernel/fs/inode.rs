@@ -210,8 +210,10 @@ unsafe impl<T: FileSystem> AlwaysRefCounted for INode<T> {
     }
 }
 
+// patch: link
 /// [`INodeOperations::inline_link`] of some table for file system `T`.
 type InlineLink<T> = for<'a> fn(&'a <T as FileSystem>::INodeData) -> Option<&'a CStr>;
+// patch: end
 
 /// Operations of an inode: the Rust side of `struct inode_operations`.
 ///

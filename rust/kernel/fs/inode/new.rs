@@ -24,21 +24,33 @@ use core::{mem::ManuallyDrop, ptr};
 ///
 /// The second field says whether the operations set so far read through the inode's page cache
 /// (the generic file reads, `page_get_link`), so that the initialisation can refuse an inode whose
-/// mapping cannot fill it; the third is the [`INodeOperations::inline_link`] of its inode
-/// operations, asked for the target once the data is in place.
+/// mapping cannot fill it.
+// patch: link
+/// The third is the [`INodeOperations::inline_link`] of its inode operations, asked for the target
+/// once the data is in place.
+///
+/// [`INodeOperations::inline_link`]: super::INodeOperations::inline_link
+// patch: end
 ///
 /// [`SuperBlock::iget`]: crate::fs::sb::SuperBlock::iget
-/// [`INodeOperations::inline_link`]: super::INodeOperations::inline_link
 pub struct NewINode<T: FileSystem>(
     ManuallyDrop<ARef<INode<T>>>,
     pub(crate) bool,
+    // patch: link
     Option<super::InlineLink<T>>,
+    // patch: end
 );
 
 impl<T: FileSystem> NewINode<T> {
     #[inline]
     pub(crate) fn new(inode: ARef<INode<T>>) -> Self {
-        Self(ManuallyDrop::new(inode), false, None)
+        Self(
+            ManuallyDrop::new(inode),
+            false,
+            // patch: link
+            None,
+            // patch: end
+        )
     }
 
     /// Returns the number of the new inode.
