@@ -46,9 +46,9 @@
 
 use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, BlockRun, LockedFolio};
 use kernel::fs::dentry::{self, DEntry};
-use kernel::fs::file::{self, File, FileOperations};
-use kernel::fs::inode::{self, INode, INodeOperations, Link, NewINode, Type, UNIX_EPOCH};
-use kernel::fs::iomap::{self, DirectIo};
+use kernel::fs::file::{File, FileOperations};
+use kernel::fs::inode::{self, FileType, INode, INodeOperations, Link, NewINode, UNIX_EPOCH};
+use kernel::fs::iomap::DirectIo;
 use kernel::fs::param;
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
 use kernel::fs::xattr::{self, XattrHandler};
@@ -106,7 +106,7 @@ struct BadData {
 
 /// `owner=UID` and `count=N`, under one option number.
 const OPT_SHARED: u8 = 0;
-const PARAMETERS: param::Table = param::Table::new(&[
+const PARAMETERS: param::SpecTable = param::SpecTable::new(&[
     param::Spec::uid(c"owner", OPT_SHARED),
     param::Spec::u32(c"count", OPT_SHARED),
     param::Spec::END,
@@ -118,7 +118,7 @@ impl kernel::fs::FileSystem for BadFs {
     type Data = BadData;
     type INodeData = BadINode;
     type Options = u32;
-    const PARAMETERS: param::Table = PARAMETERS;
+    const PARAMETERS: param::SpecTable = PARAMETERS;
 
     /// The owner of the root: the uid given, or 0.
     fn parse_param(owner: &mut u32, p: param::Param<'_>) -> Result {
@@ -129,16 +129,19 @@ impl kernel::fs::FileSystem for BadFs {
         Ok(())
     }
     const NAME: &'static CStr = c"rust-badfs";
-    const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
+    type SuperOperations = Self;
 
-    fn fill_super(sb: &mut SuperBlock<Self, sb::New>, owner: &u32) -> Result<sb::Params<BadData>> {
+    fn fill_super(
+        sb: &mut SuperBlock<Self, sb::New>,
+        owner: &u32,
+    ) -> Result<sb::SuperParams<BadData>> {
         sb.set_xattr_handlers(XATTR_HANDLERS);
         // No block device: the block-size calls must fail (they read `s_bdev`).
         if sb.min_blocksize(512) != 0 || sb.set_blocksize(4096).is_ok() {
             pr_err!("block size set without a block device\n");
             return Err(EIO);
         }
-        Ok(sb::Params {
+        Ok(sb::SuperParams {
             magic: 0x4241_4446,
             blocksize_bits: 12,
             // Too big: the bindings clamp it to `MAX_LFS_FILESIZE`.
@@ -164,13 +167,6 @@ impl SuperOperations for BadFs {
 
 const XATTR_HANDLERS: xattr::Handlers<BadFs> =
     xattr::Handlers::new(&[Some(xattr::Handler::new::<UserXattr>()), None]);
-const ROOT_IOPS: inode::Ops<BadFs> = inode::Ops::new::<RootOps>();
-const NOAOPS_IOPS: inode::Ops<BadFs> = inode::Ops::new::<NoAopsOps>();
-const XATTRS_IOPS: inode::Ops<BadFs> = inode::Ops::new::<XattrsOps>();
-const OWNED_IOPS: inode::Ops<BadFs> = inode::Ops::new::<OwnedLinkOps>();
-const INLINK_IOPS: inode::Ops<BadFs> = inode::Ops::new::<DataLinkOps>();
-const PAGELINK_IOPS: inode::Ops<BadFs> = inode::Ops::new::<PageLinkOps>();
-const HOLDER_IOPS: inode::Ops<BadFs> = inode::Ops::new::<HolderLinkOps>();
 
 /// Returns inode `ino`, creating it if it is not in the inode cache.
 fn iget(sb: &SuperBlock<BadFs>, ino: u64) -> Result<ARef<INode<BadFs>>> {
@@ -189,37 +185,53 @@ fn init_inode(
     sb: &SuperBlock<BadFs>,
     ino: u64,
     new: &mut NewINode<BadFs>,
-) -> Result<inode::Params<BadFs>> {
-    let (typ, iops) = match ino {
-        ROOT_INO => (Type::Dir, ROOT_IOPS),
-        2 => (Type::Reg, XATTRS_IOPS),
-        3 => (Type::Dir, NOAOPS_IOPS),
-        4 => (Type::Lnk, OWNED_IOPS),
-        5 => (Type::Lnk, INLINK_IOPS),
-        6 => (Type::Reg, XATTRS_IOPS),
-        7 => (Type::Lnk, PAGELINK_IOPS),
-        8..=10 => (Type::Reg, XATTRS_IOPS),
-        11 => (Type::Lnk, HOLDER_IOPS),
+) -> Result<inode::INodeParams<BadFs>> {
+    let typ = match ino {
+        ROOT_INO => {
+            new.set_inode_ops::<RootOps>();
+            FileType::Dir
+        }
+        3 => {
+            new.set_inode_ops::<NoAopsOps>();
+            FileType::Dir
+        }
+        2 | 6 | 8..=10 => {
+            new.set_inode_ops::<XattrsOps>();
+            FileType::Reg
+        }
+        4 => {
+            new.set_inode_ops::<OwnedLinkOps>();
+            FileType::Lnk
+        }
+        5 => {
+            new.set_inode_ops::<DataLinkOps>();
+            FileType::Lnk
+        }
+        7 => {
+            new.set_inode_ops::<PageLinkOps>();
+            FileType::Lnk
+        }
+        11 => {
+            new.set_inode_ops::<HolderLinkOps>();
+            FileType::Lnk
+        }
         _ => return Err(ENOENT),
     };
-    new.set_inode_ops(iops);
     if ino == 10 {
         // Fails half-way: the new inode is still locked (`I_NEW`).
         return Err(EIO);
     }
     if ino == 6 {
         // Reads through the page cache, but no address space operations are set.
-        new.set_file_ops(file::Ops::generic_ro());
+        new.set_generic_ro_file_ops();
     }
     if ino == 8 {
-        new.set_file_ops(BLOCKS_FOPS);
-        new.set_aops(BLOCKS_AOPS);
+        new.set_file_ops::<BlocksFops>().set_aops::<BlocksAops>();
     }
     if ino == 9 {
-        new.set_file_ops(file::Ops::generic_ro());
-        new.set_aops(PARTIAL_AOPS);
+        new.set_generic_ro_file_ops().set_aops::<PartialAops>();
     }
-    Ok(inode::Params {
+    Ok(inode::INodeParams {
         typ,
         mode: 0o755,
         size: match ino {
@@ -279,9 +291,6 @@ impl INodeOperations for NoAopsOps {
     }
 }
 
-const BLOCKS_FOPS: file::Ops<BadFs> = file::Ops::new::<BlocksFops>();
-const BLOCKS_AOPS: address_space::Ops<BadFs> = address_space::Ops::new::<BlocksAops>();
-
 /// Says every block of a file is block 1 of the device.
 struct OnDevice;
 
@@ -302,7 +311,7 @@ struct BlocksFops;
 #[vtable]
 impl FileOperations for BlocksFops {
     type FileSystem = BadFs;
-    const DIRECT_IO: Option<DirectIo<BadFs>> = Some(DirectIo::new(iomap::Ops::new::<OnDevice>()));
+    const DIRECT_IO: Option<DirectIo<BadFs>> = Some(DirectIo::new::<OnDevice>());
 }
 
 struct BlocksAops;
@@ -318,7 +327,6 @@ impl AddressSpaceOperations for BlocksAops {
 
 /// The size of `partial`: 16 pages.
 const PARTIAL_SIZE: i64 = 65536;
-const PARTIAL_AOPS: address_space::Ops<BadFs> = address_space::Ops::new::<PartialAops>();
 
 struct PartialAops;
 

@@ -6,10 +6,10 @@
 //! subdirectory, a symbolic link and a file with a `user.` extended attribute. It exercises
 //! each operations table of the bindings: super, inode, file, address space and xattr.
 
-use kernel::fs::address_space::{self, AddressSpaceOperations, LockedFolio};
+use kernel::fs::address_space::{AddressSpaceOperations, LockedFolio};
 use kernel::fs::dentry::{self, DEntry};
-use kernel::fs::file::{self, DirEmitter, DirEntryType, File, FileOperations};
-use kernel::fs::inode::{self, INode, INodeOperations, NewINode, Type, UNIX_EPOCH};
+use kernel::fs::file::{DirEmitter, DirEntryType, File, FileOperations};
+use kernel::fs::inode::{self, FileType, INode, INodeOperations, NewINode, UNIX_EPOCH};
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
 use kernel::fs::xattr::{self, XattrHandler};
 use kernel::prelude::*;
@@ -110,11 +110,11 @@ impl kernel::fs::FileSystem for RoFs {
     type INodeData = &'static Entry;
     type Options = ();
     const NAME: &'static CStr = c"rust-fs";
-    const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
+    type SuperOperations = Self;
 
-    fn fill_super(sb: &mut SuperBlock<Self, sb::New>, (): &()) -> Result<sb::Params<()>> {
+    fn fill_super(sb: &mut SuperBlock<Self, sb::New>, (): &()) -> Result<sb::SuperParams<()>> {
         sb.set_xattr_handlers(XATTR_HANDLERS);
-        Ok(sb::Params {
+        Ok(sb::SuperParams {
             magic: MAGIC,
             blocksize_bits: 12,
             maxbytes: sb::MAX_LFS_FILESIZE,
@@ -132,8 +132,8 @@ impl kernel::fs::FileSystem for RoFs {
 impl SuperOperations for RoFs {
     type FileSystem = Self;
 
-    fn statfs(_dentry: &DEntry<Self>) -> Result<sb::Stat> {
-        Ok(sb::Stat {
+    fn statfs(_dentry: &DEntry<Self>) -> Result<sb::StatFs> {
+        Ok(sb::StatFs {
             magic: MAGIC,
             namelen: 255,
             bsize: 4096,
@@ -145,11 +145,6 @@ impl SuperOperations for RoFs {
 
 const XATTR_HANDLERS: xattr::Handlers<RoFs> =
     xattr::Handlers::new(&[Some(xattr::Handler::new::<UserXattr>()), None]);
-const DIR_IOPS: inode::Ops<RoFs> = inode::Ops::new::<DirOps>();
-const DIR_FOPS: file::Ops<RoFs> = file::Ops::new::<DirOps>();
-const LINK_IOPS: inode::Ops<RoFs> = inode::Ops::new::<LinkOps>();
-const FILE_IOPS: inode::Ops<RoFs> = inode::Ops::new::<FileOps>();
-const FILE_AOPS: address_space::Ops<RoFs> = address_space::Ops::new::<FileOps>();
 
 /// Returns the inode of `e`, creating it if it is not in the inode cache.
 fn iget(sb: &SuperBlock<RoFs>, e: &'static Entry) -> Result<ARef<INode<RoFs>>> {
@@ -157,38 +152,32 @@ fn iget(sb: &SuperBlock<RoFs>, e: &'static Entry) -> Result<ARef<INode<RoFs>>> {
 }
 
 /// Sets up the new inode of `e`.
-fn init_inode(e: &'static Entry, new: &mut NewINode<RoFs>) -> Result<inode::Params<RoFs>> {
+fn init_inode(e: &'static Entry, new: &mut NewINode<RoFs>) -> Result<inode::INodeParams<RoFs>> {
     let subdirs = ENTRIES
         .iter()
         .filter(|c| c.parent == e.ino && c.ino != e.ino && matches!(c.kind, Kind::Dir))
         .count();
-    let (typ, size, nlink, iops, fops, aops) = match e.kind {
-        Kind::Dir => (
-            Type::Dir,
-            ENTRIES.iter().filter(|c| c.parent == e.ino).count(),
-            2 + subdirs as u32,
-            DIR_IOPS,
-            Some(DIR_FOPS),
-            None,
-        ),
-        Kind::File(data) => (
-            Type::Reg,
-            data.len(),
-            1,
-            FILE_IOPS,
-            Some(file::Ops::generic_ro()),
-            Some(FILE_AOPS),
-        ),
-        Kind::Link(target) => (Type::Lnk, target.to_bytes().len(), 1, LINK_IOPS, None, None),
+    let (typ, size, nlink) = match e.kind {
+        Kind::Dir => {
+            new.set_inode_ops::<DirOps>().set_file_ops::<DirOps>();
+            (
+                FileType::Dir,
+                ENTRIES.iter().filter(|c| c.parent == e.ino).count(),
+                2 + subdirs as u32,
+            )
+        }
+        Kind::File(data) => {
+            new.set_inode_ops::<FileOps>()
+                .set_generic_ro_file_ops()
+                .set_aops::<FileOps>();
+            (FileType::Reg, data.len(), 1)
+        }
+        Kind::Link(target) => {
+            new.set_inode_ops::<LinkOps>();
+            (FileType::Lnk, target.to_bytes().len(), 1)
+        }
     };
-    new.set_inode_ops(iops);
-    if let Some(fops) = fops {
-        new.set_file_ops(fops);
-    }
-    if let Some(aops) = aops {
-        new.set_aops(aops);
-    }
-    Ok(inode::Params {
+    Ok(inode::INodeParams {
         typ,
         mode: e.mode,
         size: size.try_into()?,

@@ -6,9 +6,6 @@
 //! [`include/linux/pagemap.h`](srctree/include/linux/pagemap.h) and
 //! [`include/linux/mpage.h`](srctree/include/linux/mpage.h)
 
-// patch: iomap
-use super::iomap;
-// patch: end
 use super::file::{DirEmitter, DirEntryType, File, Offset};
 use super::registration::from_err_ptr;
 use super::{inode::INode, inode::NewINode, FileSystem};
@@ -262,15 +259,15 @@ impl DirEmitter {
 }
 
 impl<T: FileSystem> NewINode<T> {
-    /// Sets the address space operations of the new inode's page cache (`i_mapping->a_ops`);
-    /// without this it keeps the empty default.
-    pub fn set_aops(&mut self, ops: Ops<T>) -> &mut Self {
+    /// Sets the address space operations of the new inode's page cache (`i_mapping->a_ops`) to
+    /// those of `U`; without this it keeps the empty default.
+    pub fn set_aops<U: AddressSpaceOperations<FileSystem = T>>(&mut self) -> &mut Self {
         // SAFETY: The inode is new and exclusively ours; its mapping is valid; the table is
         // static.
         unsafe {
             let mapping = (*self.as_ptr()).i_mapping;
-            (*mapping).a_ops = ops.as_ptr();
-            if ops.large_folios() {
+            (*mapping).a_ops = AddressSpaceOperationsVTable::<T, U>::build();
+            if U::LARGE_FOLIOS {
                 bindings::mapping_set_large_folios(mapping);
             }
         }
@@ -557,99 +554,86 @@ pub trait AddressSpaceOperations {
     }
 }
 
-/// An address space operations table for file system `T`.
-#[derive(Copy, Clone)]
-pub struct Ops<T: FileSystem>(
-    *const bindings::address_space_operations,
-    bool,
+/// The `struct address_space_operations` of an [`AddressSpaceOperations`] implementation `U` of
+/// file system `T`, built at compile time.
+pub(crate) struct AddressSpaceOperationsVTable<T: FileSystem, U: ?Sized>(
     PhantomData<T>,
+    PhantomData<*const U>,
 );
 
-impl<T: FileSystem> Ops<T> {
-    /// Creates the address space operations table from an [`AddressSpaceOperations`]
-    /// implementation.
-    pub const fn new<U: AddressSpaceOperations<FileSystem = T> + ?Sized>() -> Self {
-        struct Table<T: FileSystem, U: ?Sized>(PhantomData<T>, PhantomData<*const U>);
-        impl<T: FileSystem, U: AddressSpaceOperations<FileSystem = T> + ?Sized> Table<T, U> {
-            const TABLE: bindings::address_space_operations = bindings::address_space_operations {
-                read_folio: if U::HAS_READ_FOLIO {
-                    Some(Self::read_folio_callback)
-                } else {
-                    None
-                },
-                readahead: if U::HAS_READAHEAD {
-                    Some(Self::readahead_callback)
-                } else {
-                    None
-                },
-                invalidate_folio: INVALIDATE_FOLIO,
-                bmap: if U::HAS_BMAP {
-                    Some(Self::bmap_callback)
-                } else {
-                    None
-                },
-                ..pin_init::zeroed()
-            };
+impl<T: FileSystem, U: AddressSpaceOperations<FileSystem = T> + ?Sized>
+    AddressSpaceOperationsVTable<T, U>
+{
+    const VTABLE: bindings::address_space_operations = bindings::address_space_operations {
+        read_folio: if U::HAS_READ_FOLIO {
+            Some(Self::read_folio_callback)
+        } else {
+            None
+        },
+        readahead: if U::HAS_READAHEAD {
+            Some(Self::readahead_callback)
+        } else {
+            None
+        },
+        invalidate_folio: INVALIDATE_FOLIO,
+        bmap: if U::HAS_BMAP {
+            Some(Self::bmap_callback)
+        } else {
+            None
+        },
+        ..pin_init::zeroed()
+    };
 
-            /// # Safety
-            ///
-            /// `read_folio` of `struct address_space_operations`: `folio` is a valid, locked folio
-            /// of a mapping whose inode got this table, and `file` is NULL or the file it is read
-            /// through.
-            unsafe extern "C" fn read_folio_callback(
-                file: *mut bindings::file,
-                folio: *mut bindings::folio,
-            ) -> c_int {
-                from_result(|| {
-                    // SAFETY: The C API guarantees that `file` is NULL or a valid file.
-                    let file = (!file.is_null()).then(|| unsafe { File::<T>::from_raw(file) });
-                    // SAFETY: The C contract guarantees that the folio is valid and locked, not up
-                    // to date, with ownership of the lock transferred to the callee (which must
-                    // unlock it); it belongs to a mapping whose inode got this table, hence to
-                    // `T`.
-                    let mut locked = unsafe { LockedFolio::from_raw(folio) };
-                    let ret = U::read_folio(file, &mut locked);
-                    locked.finish(ret.is_ok());
-                    ret.map(|()| 0)
-                })
-            }
-
-            /// # Safety
-            ///
-            /// `bmap` of `struct address_space_operations`: `mapping` is the valid mapping of a
-            /// referenced inode that got this table.
-            unsafe extern "C" fn bmap_callback(
-                mapping: *mut bindings::address_space,
-                block: bindings::sector_t,
-            ) -> bindings::sector_t {
-                // SAFETY: The mapping's host is its inode, of file system `T` (it got this
-                // table), referenced by the caller (`bmap()` is called on an open file's inode).
-                let inode = unsafe { INode::<T>::from_raw((*mapping).host) };
-                U::bmap(inode, block)
-            }
-
-            /// # Safety
-            ///
-            /// `readahead` of `struct address_space_operations`: `ractl` is a valid readahead
-            /// request on a mapping whose inode got this table.
-            unsafe extern "C" fn readahead_callback(ractl: *mut bindings::readahead_control) {
-                let mut ractl = ReadaheadControl(ractl, PhantomData);
-                U::readahead(&mut ractl);
-            }
-        }
-        Self(&Table::<T, U>::TABLE, U::LARGE_FOLIOS, PhantomData)
+    /// # Safety
+    ///
+    /// `read_folio` of `struct address_space_operations`: `folio` is a valid, locked folio
+    /// of a mapping whose inode got this table, and `file` is NULL or the file it is read
+    /// through.
+    unsafe extern "C" fn read_folio_callback(
+        file: *mut bindings::file,
+        folio: *mut bindings::folio,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: The C API guarantees that `file` is NULL or a valid file.
+            let file = (!file.is_null()).then(|| unsafe { File::<T>::from_raw(file) });
+            // SAFETY: The C contract guarantees that the folio is valid and locked, not up
+            // to date, with ownership of the lock transferred to the callee (which must
+            // unlock it); it belongs to a mapping whose inode got this table, hence to
+            // `T`.
+            let mut locked = unsafe { LockedFolio::from_raw(folio) };
+            let ret = U::read_folio(file, &mut locked);
+            locked.finish(ret.is_ok());
+            ret.map(|()| 0)
+        })
     }
 
-    /// Returns the raw table.
-    #[inline]
-    pub(crate) const fn as_ptr(&self) -> *const bindings::address_space_operations {
-        self.0
+    /// # Safety
+    ///
+    /// `bmap` of `struct address_space_operations`: `mapping` is the valid mapping of a
+    /// referenced inode that got this table.
+    unsafe extern "C" fn bmap_callback(
+        mapping: *mut bindings::address_space,
+        block: bindings::sector_t,
+    ) -> bindings::sector_t {
+        // SAFETY: The mapping's host is its inode, of file system `T` (it got this
+        // table), referenced by the caller (`bmap()` is called on an open file's inode).
+        let inode = unsafe { INode::<T>::from_raw((*mapping).host) };
+        U::bmap(inode, block)
     }
 
-    /// Returns whether the mapping may use large folios.
+    /// # Safety
+    ///
+    /// `readahead` of `struct address_space_operations`: `ractl` is a valid readahead
+    /// request on a mapping whose inode got this table.
+    unsafe extern "C" fn readahead_callback(ractl: *mut bindings::readahead_control) {
+        let mut ractl = ReadaheadControl(ractl, PhantomData);
+        U::readahead(&mut ractl);
+    }
+
+    /// Returns the table.
     #[inline]
-    pub(crate) const fn large_folios(&self) -> bool {
-        self.1
+    pub(crate) const fn build() -> &'static bindings::address_space_operations {
+        &Self::VTABLE
     }
 }
 
@@ -725,7 +709,7 @@ unsafe extern "C" fn get_block_callback<M: BlockMapper>(
         };
         let max = (want >> bits).max(1);
         if let Some(run) = M::map_blocks(inode, iblock, max)? {
-            // Blocks of a superblock without a block device (`sb::Type::Independent`): the
+            // Blocks of a superblock without a block device (`sb::Backing::Independent`): the
             // read would submit a bio to a NULL device.
             // SAFETY: `sb` is the valid superblock of the inode; `s_bdev` is set before it is
             // filled and stable for its life.
@@ -785,86 +769,3 @@ pub fn generic_block_bmap<M: BlockMapper>(inode: &INode<M::FileSystem>, block: u
         )
     }
 }
-
-// patch: iomap
-impl<T: FileSystem> iomap::Ops<T> {
-    /// Creates the table from a [`BlockMapper`]: each mapping is the run of contiguous blocks
-    /// the mapper returns (`IOMAP_MAPPED`, `IOMAP_F_MERGED`), or one block of hole
-    /// (`IOMAP_HOLE`), as `ext2_iomap_begin` does.
-    pub const fn new<M: BlockMapper<FileSystem = T>>() -> Self {
-        struct Table<M>(PhantomData<M>);
-        impl<M: BlockMapper> Table<M> {
-            const OPS: bindings::iomap_ops = bindings::iomap_ops {
-                iomap_begin: Some(Self::begin_callback),
-                iomap_end: None,
-                iomap_next: None,
-            };
-
-            /// # Safety
-            ///
-            /// `iomap_begin`: `inode` is a referenced inode of `M::FileSystem` (the table is
-            /// only used for its inodes), `iomap` is valid for write.
-            unsafe extern "C" fn begin_callback(
-                inode: *mut bindings::inode,
-                offset: bindings::loff_t,
-                length: bindings::loff_t,
-                flags: c_uint,
-                iomap: *mut bindings::iomap,
-                _srcmap: *mut bindings::iomap,
-            ) -> c_int {
-                if flags & bindings::IOMAP_WRITE != 0 {
-                    return EROFS.to_errno();
-                }
-                // SAFETY: See the safety section.
-                let inode = unsafe { INode::<M::FileSystem>::from_raw(inode) };
-                // SAFETY: The inode is valid; `i_blkbits` and `i_sb` are set for its life.
-                let (bits, bdev) = unsafe {
-                    let i = &*inode.as_ptr();
-                    (u32::from(i.i_blkbits), (*i.i_sb).s_bdev)
-                };
-                let (Ok(offset), Ok(length)) = (u64::try_from(offset), u64::try_from(length))
-                else {
-                    return EINVAL.to_errno();
-                };
-                let first = offset >> bits;
-                let max = length.div_ceil(1 << bits).max(1);
-                let max = usize::try_from(max).unwrap_or(usize::MAX);
-                let mapped = match M::map_blocks(inode, first, max) {
-                    Ok(m) => m,
-                    Err(e) => return e.to_errno(),
-                };
-                // SAFETY: `iomap` is valid for write.
-                let iomap = unsafe { &mut *iomap };
-                iomap.flags = 0;
-                iomap.offset = (first << bits) as bindings::loff_t;
-                iomap.bdev = bdev;
-                match mapped {
-                    None => {
-                        iomap.type_ = bindings::IOMAP_HOLE as u16;
-                        // `IOMAP_NULL_ADDR`
-                        iomap.addr = u64::MAX;
-                        iomap.length = 1 << bits;
-                    }
-                    // Data on a device the superblock does not have (`sb::Type::Independent`):
-                    // direct I/O would build bios for a NULL block device.
-                    Some(_) if bdev.is_null() => return EIO.to_errno(),
-                    Some(run) => {
-                        let count = run.count.clamp(1, max) as u64;
-                        iomap.type_ = bindings::IOMAP_MAPPED as u16;
-                        let Some(addr) = run.block.checked_mul(1 << bits) else {
-                            return EIO.to_errno();
-                        };
-                        iomap.addr = addr;
-                        // `count <= max`: at most `length` rounded up to a block, below 2^64.
-                        iomap.length = count << bits;
-                        iomap.flags |= bindings::IOMAP_F_MERGED as u16;
-                    }
-                }
-                0
-            }
-        }
-        // SAFETY: `OPS` is a static table whose callback maps any inode of `T` with `M`.
-        unsafe { Self::from_raw(&Table::<M>::OPS) }
-    }
-}
-// patch: end

@@ -19,12 +19,12 @@ mod new;
 mod types;
 
 pub(crate) use cache::INodeWithData;
-pub use new::{NewINode, Params};
-pub use types::{mode, Dev, Timespec, Type, UNIX_EPOCH};
+pub use new::{INodeParams, NewINode};
+pub use types::{mode, Dev, FileType, Timespec, UNIX_EPOCH};
 
 // patch: attr
 mod attr;
-pub use attr::{statx_attr, FileAttr, Flags, Stat};
+pub use attr::{statx_attr, FileAttr, Flags, Kstat};
 // patch: end
 
 // patch: link
@@ -217,8 +217,8 @@ type InlineLink<T> = for<'a> fn(&'a <T as FileSystem>::INodeData) -> Option<&'a 
 
 /// Operations of an inode: the Rust side of `struct inode_operations`.
 ///
-/// A file system builds one table per kind of inode (directories, symlinks, ...) with
-/// [`Ops::new`], and gives it to new inodes with [`NewINode::set_inode_ops`].
+/// A file system implements it once per kind of inode (directories, symlinks, ...) and gives the
+/// implementation to new inodes with [`NewINode::set_inode_ops`]; the bindings build its table.
 #[vtable]
 pub trait INodeOperations {
     /// The file system that the inodes belong to.
@@ -284,7 +284,7 @@ pub trait INodeOperations {
     // patch: attr
     /// Adds what only the file system knows to the attributes of `inode` that `stat`/`statx`
     /// report (`getattr`); the binding fills the rest from the inode (`generic_fillattr`).
-    fn getattr(_inode: &INode<Self::FileSystem>, _stat: &mut Stat<'_>) -> Result {
+    fn getattr(_inode: &INode<Self::FileSystem>, _stat: &mut Kstat<'_>) -> Result {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
     // patch: end
@@ -297,7 +297,7 @@ pub trait INodeOperations {
     /// and uses it for permission checks and the `system.posix_acl_*` attributes.
     fn get_inode_acl(
         _walk: AclWalk<'_, Self::FileSystem>,
-        _ty: posix_acl::Type,
+        _ty: posix_acl::AclType,
     ) -> Result<Option<posix_acl::Acl>> {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
@@ -326,118 +326,92 @@ pub trait INodeOperations {
     // patch: end
 }
 
-/// An inode operations table for file system `T`.
-#[derive(Copy, Clone)]
-pub struct Ops<T: FileSystem> {
-    table: *const bindings::inode_operations,
-    // patch: link
-    /// `get_link` is `page_get_link` ([`INodeOperations::PAGE_LINK`]).
-    page_link: bool,
-    /// [`INodeOperations::inline_link`], if implemented.
-    inline_link: Option<InlineLink<T>>,
-    // patch: end
-    _fs: PhantomData<T>,
-}
+/// The `struct inode_operations` of an [`INodeOperations`] implementation `U` of file system `T`,
+/// built at compile time, with the methods `U` does not implement left NULL.
+pub(crate) struct INodeOperationsVTable<T: FileSystem, U: ?Sized>(
+    PhantomData<T>,
+    PhantomData<*const U>,
+);
 
-impl<T: FileSystem> Ops<T> {
-    /// Creates the inode operations table from an [`INodeOperations`] implementation.
-    pub const fn new<U: INodeOperations<FileSystem = T> + ?Sized>() -> Self {
-        struct Table<T: FileSystem, U: ?Sized>(PhantomData<T>, PhantomData<*const U>);
-        impl<T: FileSystem, U: INodeOperations<FileSystem = T> + ?Sized> Table<T, U> {
-            const TABLE: bindings::inode_operations = bindings::inode_operations {
-                lookup: if U::HAS_LOOKUP {
-                    Some(Self::lookup_callback)
-                } else {
-                    None
-                },
-                // patch: link
-                get_link: match (U::PAGE_LINK, U::HAS_GET_LINK, U::HAS_INLINE_LINK) {
-                    (true, false, false) => Some(bindings::page_get_link),
-                    (false, true, false) => Some(link::get_link_callback::<T, U>),
-                    (false, false, true) => Some(link::inline_link_callback::<T, U>),
-                    (false, false, false) => None,
-                    _ => crate::build_error!(
-                        "implement one of `get_link`, `inline_link` and `PAGE_LINK`"
-                    ),
-                },
-                // patch: end
-                // patch: xattr
-                listxattr: if U::HAS_LISTXATTR {
-                    Some(super::xattr::listxattr_callback::<T, U>)
-                } else {
-                    None
-                },
-                // patch: end
-                // patch: attr
-                getattr: if U::HAS_GETATTR {
-                    Some(attr::getattr_callback::<T, U>)
-                } else {
-                    None
-                },
-                // patch: end
-                // patch: attr
-                fileattr_get: if U::HAS_FILEATTR_GET {
-                    Some(attr::fileattr_get_callback::<T, U>)
-                } else {
-                    None
-                },
-                // patch: end
-                // patch: iomap
-                fiemap: if U::HAS_FIEMAP {
-                    Some(super::iomap::fiemap_callback::<T, U>)
-                } else {
-                    None
-                },
-                // patch: end
-                // patch: acl
-                get_inode_acl: if U::HAS_GET_INODE_ACL {
-                    Some(posix_acl::get_inode_acl_callback::<T, U>)
-                } else {
-                    None
-                },
-                // patch: end
-                ..pin_init::zeroed()
-            };
+impl<T: FileSystem, U: INodeOperations<FileSystem = T> + ?Sized> INodeOperationsVTable<T, U> {
+    const VTABLE: bindings::inode_operations = bindings::inode_operations {
+        lookup: if U::HAS_LOOKUP {
+            Some(Self::lookup_callback)
+        } else {
+            None
+        },
+        // patch: link
+        get_link: match (U::PAGE_LINK, U::HAS_GET_LINK, U::HAS_INLINE_LINK) {
+            (true, false, false) => Some(bindings::page_get_link),
+            (false, true, false) => Some(link::get_link_callback::<T, U>),
+            (false, false, true) => Some(link::inline_link_callback::<T, U>),
+            (false, false, false) => None,
+            _ => crate::build_error!("implement one of `get_link`, `inline_link` and `PAGE_LINK`"),
+        },
+        // patch: end
+        // patch: xattr
+        listxattr: if U::HAS_LISTXATTR {
+            Some(super::xattr::listxattr_callback::<T, U>)
+        } else {
+            None
+        },
+        // patch: end
+        // patch: attr
+        getattr: if U::HAS_GETATTR {
+            Some(attr::getattr_callback::<T, U>)
+        } else {
+            None
+        },
+        // patch: end
+        // patch: attr
+        fileattr_get: if U::HAS_FILEATTR_GET {
+            Some(attr::fileattr_get_callback::<T, U>)
+        } else {
+            None
+        },
+        // patch: end
+        // patch: iomap
+        fiemap: if U::HAS_FIEMAP {
+            Some(super::iomap::fiemap_callback::<T, U>)
+        } else {
+            None
+        },
+        // patch: end
+        // patch: acl
+        get_inode_acl: if U::HAS_GET_INODE_ACL {
+            Some(posix_acl::get_inode_acl_callback::<T, U>)
+        } else {
+            None
+        },
+        // patch: end
+        ..pin_init::zeroed()
+    };
 
-            /// # Safety
-            ///
-            /// `lookup` of `struct inode_operations`: `parent_ptr` is a valid, locked directory
-            /// inode of `T` and `dentry` a valid dentry being looked up in it.
-            unsafe extern "C" fn lookup_callback(
-                parent_ptr: *mut bindings::inode,
-                dentry: *mut bindings::dentry,
-                _flags: c_uint,
-            ) -> *mut bindings::dentry {
-                // SAFETY: The C API guarantees that `parent_ptr` is a valid inode of this file
-                // system, locked for the duration of the call.
-                let parent = unsafe { INode::<T>::from_raw(parent_ptr) };
-                // SAFETY: The C API guarantees that `dentry` is a valid, unhashed dentry being
-                // looked up, and only this call will splice it.
-                let unhashed = unsafe { dentry::Unhashed::from_raw(dentry) };
-                match U::lookup(parent, unhashed) {
-                    Err(e) => e.to_ptr(),
-                    Ok(None) => ptr::null_mut(),
-                    Ok(Some(d)) => ARef::into_raw(d).as_ptr().cast(),
-                }
-            }
-        }
-        Self {
-            table: &Table::<T, U>::TABLE,
-            // patch: link
-            page_link: U::PAGE_LINK,
-            inline_link: if U::HAS_INLINE_LINK {
-                Some(U::inline_link)
-            } else {
-                None
-            },
-            // patch: end
-            _fs: PhantomData,
+    /// # Safety
+    ///
+    /// `lookup` of `struct inode_operations`: `parent_ptr` is a valid, locked directory
+    /// inode of `T` and `dentry` a valid dentry being looked up in it.
+    unsafe extern "C" fn lookup_callback(
+        parent_ptr: *mut bindings::inode,
+        dentry: *mut bindings::dentry,
+        _flags: c_uint,
+    ) -> *mut bindings::dentry {
+        // SAFETY: The C API guarantees that `parent_ptr` is a valid inode of this file
+        // system, locked for the duration of the call.
+        let parent = unsafe { INode::<T>::from_raw(parent_ptr) };
+        // SAFETY: The C API guarantees that `dentry` is a valid, unhashed dentry being
+        // looked up, and only this call will splice it.
+        let unhashed = unsafe { dentry::Unhashed::from_raw(dentry) };
+        match U::lookup(parent, unhashed) {
+            Err(e) => e.to_ptr(),
+            Ok(None) => ptr::null_mut(),
+            Ok(Some(d)) => ARef::into_raw(d).as_ptr().cast(),
         }
     }
 
-    /// Returns the raw table.
+    /// Returns the table.
     #[inline]
-    pub(crate) const fn as_ptr(&self) -> *const bindings::inode_operations {
-        self.table
+    pub(crate) const fn build() -> &'static bindings::inode_operations {
+        &Self::VTABLE
     }
 }

@@ -1,55 +1,116 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! iomap for readers: the block mapping of a
-//! [`BlockMapper`](super::address_space::BlockMapper) as `struct iomap_ops`
-//! ([`Ops::new`]), for `FIEMAP` ([`fiemap`]) and direct I/O reads ([`DirectIo`]).
+//! iomap for readers: the block mapping of a [`BlockMapper`] as `struct iomap_ops`, for `FIEMAP`
+//! ([`fiemap`]) and direct I/O reads ([`DirectIo`]).
 //!
 //! Every mapping is read-only: a write asks for `EROFS`. Without `CONFIG_FS_IOMAP` the kernel
 //! has no iomap, and both fail with `EOPNOTSUPP`.
 //!
 //! C header: [`include/linux/iomap.h`](srctree/include/linux/iomap.h)
 
-use super::{inode::INode, inode::INodeOperations, FileSystem};
+use super::{address_space::BlockMapper, inode::INode, inode::INodeOperations, FileSystem};
 use crate::bindings;
 use crate::error::Result;
 use crate::prelude::*;
 use core::marker::PhantomData;
 
-/// An iomap operations table that maps the blocks of inodes of `T` for reading.
-#[derive(Copy, Clone)]
-pub struct Ops<T: FileSystem>(*const bindings::iomap_ops, PhantomData<T>);
+/// The `struct iomap_ops` of a [`BlockMapper`]: each mapping is the run of contiguous blocks the
+/// mapper returns (`IOMAP_MAPPED`, `IOMAP_F_MERGED`), or one block of hole (`IOMAP_HOLE`), as
+/// `ext2_iomap_begin` does. Built at compile time; its callback maps any inode of
+/// `M::FileSystem`.
+struct BlockMapperIomap<M>(PhantomData<M>);
 
-impl<T: FileSystem> Ops<T> {
+impl<M: BlockMapper> BlockMapperIomap<M> {
+    const VTABLE: bindings::iomap_ops = bindings::iomap_ops {
+        iomap_begin: Some(Self::begin_callback),
+        iomap_end: None,
+        iomap_next: None,
+    };
+
     /// # Safety
     ///
-    /// `ops` must be a static table whose callbacks accept any inode of `T`.
-    #[inline]
-    pub(crate) const unsafe fn from_raw(ops: *const bindings::iomap_ops) -> Self {
-        Self(ops, PhantomData)
+    /// `iomap_begin`: `inode` is a referenced inode of `M::FileSystem` (the table is
+    /// only used for its inodes), `iomap` is valid for write.
+    unsafe extern "C" fn begin_callback(
+        inode: *mut bindings::inode,
+        offset: bindings::loff_t,
+        length: bindings::loff_t,
+        flags: c_uint,
+        iomap: *mut bindings::iomap,
+        _srcmap: *mut bindings::iomap,
+    ) -> c_int {
+        if flags & bindings::IOMAP_WRITE != 0 {
+            return EROFS.to_errno();
+        }
+        // SAFETY: See the safety section.
+        let inode = unsafe { INode::<M::FileSystem>::from_raw(inode) };
+        // SAFETY: The inode is valid; `i_blkbits` and `i_sb` are set for its life.
+        let (bits, bdev) = unsafe {
+            let i = &*inode.as_ptr();
+            (u32::from(i.i_blkbits), (*i.i_sb).s_bdev)
+        };
+        let (Ok(offset), Ok(length)) = (u64::try_from(offset), u64::try_from(length)) else {
+            return EINVAL.to_errno();
+        };
+        let first = offset >> bits;
+        let max = length.div_ceil(1 << bits).max(1);
+        let max = usize::try_from(max).unwrap_or(usize::MAX);
+        let mapped = match M::map_blocks(inode, first, max) {
+            Ok(m) => m,
+            Err(e) => return e.to_errno(),
+        };
+        // SAFETY: `iomap` is valid for write.
+        let iomap = unsafe { &mut *iomap };
+        iomap.flags = 0;
+        iomap.offset = (first << bits) as bindings::loff_t;
+        iomap.bdev = bdev;
+        match mapped {
+            None => {
+                iomap.type_ = bindings::IOMAP_HOLE as u16;
+                // `IOMAP_NULL_ADDR`
+                iomap.addr = u64::MAX;
+                iomap.length = 1 << bits;
+            }
+            // Data on a device the superblock does not have (`sb::Backing::Independent`):
+            // direct I/O would build bios for a NULL block device.
+            Some(_) if bdev.is_null() => return EIO.to_errno(),
+            Some(run) => {
+                let count = run.count.clamp(1, max) as u64;
+                iomap.type_ = bindings::IOMAP_MAPPED as u16;
+                let Some(addr) = run.block.checked_mul(1 << bits) else {
+                    return EIO.to_errno();
+                };
+                iomap.addr = addr;
+                // `count <= max`: at most `length` rounded up to a block, below 2^64.
+                iomap.length = count << bits;
+                iomap.flags |= bindings::IOMAP_F_MERGED as u16;
+            }
+        }
+        0
     }
 
+    /// Returns the table.
     #[inline]
-    pub(crate) const fn as_ptr(&self) -> *const bindings::iomap_ops {
-        self.0
+    const fn build() -> &'static bindings::iomap_ops {
+        &Self::VTABLE
     }
 }
 
-/// Reports the extents of `inode` in `start..start + len` with `ops` (`iomap_fiemap`), under
+/// Reports the extents of `inode` in `start..start + len`, mapped by `M` (`iomap_fiemap`), under
 /// the inode lock, as `ext2_fiemap` does: the caller must not hold it.
 ///
 /// `len` is clamped to the size of the file (at least one byte: `iomap_fiemap` refuses a zero
 /// length), as `ext2_fiemap` does: a mapper that reports holes a block at a time would otherwise
 /// let any user who can open a file keep the inode locked for up to 2^51 iterations.
-pub fn fiemap<T: FileSystem>(
-    inode: &INode<T>,
+pub fn fiemap<M: BlockMapper>(
+    inode: &INode<M::FileSystem>,
     fi: &mut Fiemap<'_>,
     start: u64,
     len: u64,
-    ops: Ops<T>,
 ) -> Result {
     #[cfg(not(CONFIG_FS_IOMAP))]
     {
-        let _ = (inode, fi, start, len, ops);
+        let _ = (inode, fi, start, len);
         Err(crate::error::code::EOPNOTSUPP)
     }
     #[cfg(CONFIG_FS_IOMAP)]
@@ -60,7 +121,13 @@ pub fn fiemap<T: FileSystem>(
             bindings::inode_lock(inode.as_ptr());
             // Under the lock: the size a writer sets is the size the walk sees.
             let len = len.min(inode.size().max(1) as u64);
-            let r = bindings::iomap_fiemap(inode.as_ptr(), fi.as_ptr(), start, len, ops.as_ptr());
+            let r = bindings::iomap_fiemap(
+                inode.as_ptr(),
+                fi.as_ptr(),
+                start,
+                len,
+                BlockMapperIomap::<M>::build(),
+            );
             bindings::inode_unlock(inode.as_ptr());
             r
         };
@@ -74,13 +141,18 @@ pub fn fiemap<T: FileSystem>(
 /// `iomap_dio_rw` under the shared inode lock, as `ext2_dio_read_iter` does; other reads go
 /// through the page cache.
 #[derive(Copy, Clone)]
-pub struct DirectIo<T: FileSystem>(Ops<T>);
+///
+/// # Invariants
+///
+/// The table is static, and its callback maps any inode of `T`.
+pub struct DirectIo<T: FileSystem>(*const bindings::iomap_ops, PhantomData<T>);
 
 impl<T: FileSystem> DirectIo<T> {
-    /// Direct reads mapped with `ops`.
+    /// Direct reads mapped by `M`.
     #[inline]
-    pub const fn new(ops: Ops<T>) -> Self {
-        Self(ops)
+    pub const fn new<M: BlockMapper<FileSystem = T>>() -> Self {
+        // INVARIANT: The table is static and maps any inode of `M::FileSystem`, i.e. `T`.
+        Self(BlockMapperIomap::<M>::build(), PhantomData)
     }
 
     /// Reads `to` from `iocb` with direct I/O.
@@ -107,7 +179,7 @@ impl<T: FileSystem> DirectIo<T> {
             let r = bindings::iomap_dio_rw(
                 iocb,
                 to,
-                self.0.as_ptr(),
+                self.0,
                 core::ptr::null(),
                 0,
                 core::ptr::null_mut(),

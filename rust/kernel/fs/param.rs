@@ -2,7 +2,7 @@
 
 //! File system parameters (mount options).
 //!
-//! A file system lists the parameters it takes in a [`Table`] of [`Spec`]s
+//! A file system lists the parameters it takes in a [`SpecTable`] of [`Spec`]s
 //! ([`FileSystem::PARAMETERS`], the `fs_parameter_spec` array of C); the VFS parses each one given
 //! to `mount(2)` or `fsconfig(2)` against it (`fs_parse`) and hands the file system a typed
 //! [`Param`] for its [`FileSystem::Options`], which [`FileSystem::fill_super`] and
@@ -216,9 +216,9 @@ enum Kind {
 
 /// The parameters of a file system: [`Spec`]s that end with [`Spec::END`].
 #[derive(Copy, Clone)]
-pub struct Table(&'static [Spec]);
+pub struct SpecTable(&'static [Spec]);
 
-impl Table {
+impl SpecTable {
     /// A file system without parameters: the VFS refuses every one (`EINVAL`).
     pub const EMPTY: Self = Self(&[]);
 
@@ -322,12 +322,12 @@ pub struct Param<'a> {
 /// `fc` and `param` must be valid for the duration of `'a` (the `parse_param` callback).
 pub(crate) unsafe fn parse<'a>(
     fc: *mut bindings::fs_context,
-    table: &Table,
+    table: &SpecTable,
     param: *mut bindings::fs_parameter,
 ) -> Result<Param<'a>> {
     let mut result: bindings::fs_parse_result = pin_init::zeroed();
     // SAFETY: `fc` and `param` are valid (safety requirements); `table` ends with an entry
-    // whose name is NULL (`Table::new`), as `__fs_parse` requires.
+    // whose name is NULL (`SpecTable::new`), as `__fs_parse` requires.
     let opt = unsafe { bindings::__fs_parse(&mut (*fc).log, table.as_ptr(), param, &mut result) };
     let opt = u32::try_from(crate::error::to_result(opt).map(|()| opt)?).map_err(|_| EINVAL)?;
     // SAFETY: `param` is valid (safety requirements); its key is a NUL-terminated string.

@@ -24,20 +24,20 @@ pub const XATTR_NAME_DEFAULT: &CStr = c"system.posix_acl_default";
 
 /// The type of an ACL.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Type {
+pub enum AclType {
     /// The ACL that permission checks use (`ACL_TYPE_ACCESS`).
     Access,
     /// The ACL that new entries of a directory inherit (`ACL_TYPE_DEFAULT`).
     Default,
 }
 
-impl Type {
+impl AclType {
     /// Returns the type for a C `ACL_TYPE_*` value, if it is one.
     #[inline]
     pub(crate) fn from_raw(ty: c_int) -> Option<Self> {
         match u32::try_from(ty).ok()? {
-            bindings::ACL_TYPE_ACCESS => Some(Type::Access),
-            bindings::ACL_TYPE_DEFAULT => Some(Type::Default),
+            bindings::ACL_TYPE_ACCESS => Some(AclType::Access),
+            bindings::ACL_TYPE_DEFAULT => Some(AclType::Default),
             _ => None,
         }
     }
@@ -175,7 +175,7 @@ pub(crate) unsafe extern "C" fn get_inode_acl_callback<
     ty: c_int,
     rcu: bool,
 ) -> *mut bindings::posix_acl {
-    let Some(ty) = Type::from_raw(ty) else {
+    let Some(ty) = AclType::from_raw(ty) else {
         return EINVAL.to_ptr();
     };
     let walk = if rcu {

@@ -5,9 +5,6 @@
 //! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h) and
 //! [`include/linux/fs_context.h`](srctree/include/linux/fs_context.h)
 
-// patch: export
-use super::export;
-// patch: end
 // patch: param
 use super::param;
 // patch: end
@@ -21,8 +18,8 @@ use core::{marker::PhantomData, marker::PhantomPinned, mem::size_of, ptr};
 
 /// A file system type: the Rust side of a `struct file_system_type`.
 ///
-/// It names the file system, says where its superblocks come from ([`sb::Type`]), carries the
-/// super operations table and fills new superblocks. The other operations tables are chosen per
+/// It names the file system, says where its superblocks come from ([`sb::Backing`]), names its
+/// superblock operations and fills new superblocks. The other operations tables are chosen per
 /// inode, when the inode is created (see [`NewINode`](super::inode::NewINode)).
 pub trait FileSystem: Sized + Send + Sync + 'static {
     /// Data stored in each superblock (`s_fs_info`).
@@ -47,26 +44,14 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
     const NAME: &'static CStr;
 
     /// Where superblocks come from: none (in-memory) or a block device.
-    const SUPER_TYPE: sb::Type = sb::Type::Independent;
+    const BACKING: sb::Backing = sb::Backing::Independent;
 
-    /// The superblock operations table of this file system.
-    ///
-    /// Built with [`sb::Ops::new`] from a type implementing [`sb::SuperOperations`].
-    const SUPER_OPERATIONS: sb::Ops<Self>;
+    /// The superblock operations of this file system (`s_op`): the type implementing
+    /// [`sb::SuperOperations`] for it, often the file system type itself.
+    type SuperOperations: sb::SuperOperations<FileSystem = Self>;
 
-    // patch: export
-    /// How file handles name inodes (`s_export_op`), for NFS export and `open_by_handle_at`;
-    /// without, both are refused.
-    const EXPORT_OPERATIONS: Option<export::Ops<Self>> = None;
-    // patch: end
-
-    // patch: param
     /// The options of a mount or remount, built from its parameters (`fs_context.fs_private`).
     type Options: Default + Send;
-
-    /// The parameters (mount options) the file system takes (`fs_parameter_spec`); the VFS
-    /// refuses the others with `EINVAL`.
-    const PARAMETERS: param::Table = param::Table::EMPTY;
 
     /// Makes the options of a new mount (`sb` is `None`) or of a remount of `sb`, before the
     /// parameters given are applied to them (`init_fs_context`).
@@ -74,6 +59,11 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
     fn init_options(_sb: Option<&SuperBlock<Self>>) -> Result<Self::Options> {
         Ok(Self::Options::default())
     }
+
+    // patch: param
+    /// The parameters (mount options) the file system takes (`fs_parameter_spec`); the VFS
+    /// refuses the others with `EINVAL`.
+    const PARAMETERS: param::SpecTable = param::SpecTable::EMPTY;
 
     /// Applies a parameter of [`FileSystem::PARAMETERS`] to the options (`parse_param`).
     #[inline]
@@ -83,17 +73,13 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
     // patch: end
 
     /// Fills a new superblock: reads and checks what is needed and returns the superblock's
-    // patch: !param
-    // /// parameters and data (`fill_super` in C).
-    // fn fill_super(sb: &mut SuperBlock<Self, sb::New>) -> Result<sb::Params<Self::Data>>;
-    // patch: end
-    // patch: param
     /// parameters and data (`fill_super` in C), for a mount with `options`.
     fn fill_super(
         sb: &mut SuperBlock<Self, sb::New>,
         options: &Self::Options,
-    ) -> Result<sb::Params<Self::Data>>;
+    ) -> Result<sb::SuperParams<Self::Data>>;
 
+    // patch: param
     /// Applies `options` to a mounted superblock (`reconfigure`: `mount -o remount`). The
     /// superblock stays read-only. By default, nothing changes.
     #[inline]
@@ -211,9 +197,9 @@ impl Registration {
                 fs.name = T::NAME.as_char_ptr();
                 fs.init_fs_context = Some(Self::init_fs_context_callback::<T>);
                 fs.kill_sb = Some(Self::kill_sb_callback::<T>);
-                fs.fs_flags = match T::SUPER_TYPE {
-                    sb::Type::Independent => 0,
-                    sb::Type::BlockDev => bindings::FS_REQUIRES_DEV as i32,
+                fs.fs_flags = match T::BACKING {
+                    sb::Backing::Independent => 0,
+                    sb::Backing::BlockDev => bindings::FS_REQUIRES_DEV as i32,
                 };
 
                 // SAFETY: Pointers stored in `fs` are static so will live for as long as the
@@ -275,15 +261,13 @@ impl Registration {
             let fc = unsafe { &mut *fc_ptr };
             // Only a context for reconfiguration has a root (`alloc_fs_context`): that of a
             // mounted superblock of this type, kept active by the context.
-            // patch: param
             let sb = (!fc.root.is_null())
                 // SAFETY: The root is valid and its superblock mounted, hence ready.
                 .then(|| unsafe { SuperBlock::<T>::from_raw((*fc.root).d_sb) });
             let options = KBox::new(T::init_options(sb)?, GFP_KERNEL)?;
             // `free_callback` frees it, whatever happens to the context.
             fc.fs_private = KBox::into_raw(options).cast();
-            // patch: end
-            fc.ops = &Tables::<T>::CONTEXT;
+            fc.ops = FsContextVTable::<T>::build();
             // Rust file systems are read-only: mounts (and the block device) are, even without
             // `-o ro`.
             fc.sb_flags |= bindings::SB_RDONLY as u32;
@@ -303,13 +287,13 @@ impl Registration {
             // SAFETY: The superblock is of `T` and not used by the file system any more.
             unsafe { Self::drop_sb_data::<T>(sb_ptr) };
         }
-        match T::SUPER_TYPE {
+        match T::BACKING {
             // SAFETY: `get_tree_callback` uses `get_tree_bdev` for this type, so
             // `kill_block_super` is the matching cleanup.
-            sb::Type::BlockDev => unsafe { bindings::kill_block_super(sb_ptr) },
+            sb::Backing::BlockDev => unsafe { bindings::kill_block_super(sb_ptr) },
             // SAFETY: `get_tree_callback` uses `get_tree_nodev` for this type, so
             // `kill_anon_super` is the matching cleanup.
-            sb::Type::Independent => unsafe { bindings::kill_anon_super(sb_ptr) },
+            sb::Backing::Independent => unsafe { bindings::kill_anon_super(sb_ptr) },
         }
 
         // Released in `put_super` (or above): nothing is left.
@@ -442,12 +426,20 @@ impl Drop for KMemCache {
     }
 }
 
-struct Tables<T: FileSystem>(PhantomData<T>);
+/// The `struct fs_context_operations` of file system `T`, built at compile time: how its mounts
+/// are configured and their superblocks found or filled.
+struct FsContextVTable<T: FileSystem>(PhantomData<T>);
 
-impl<T: FileSystem> Tables<T> {
-    const CONTEXT: bindings::fs_context_operations = bindings::fs_context_operations {
-        // patch: param
+impl<T: FileSystem> FsContextVTable<T> {
+    /// Returns the table.
+    #[inline]
+    const fn build() -> &'static bindings::fs_context_operations {
+        &Self::VTABLE
+    }
+
+    const VTABLE: bindings::fs_context_operations = bindings::fs_context_operations {
         free: Some(Self::free_callback),
+        // patch: param
         parse_param: if T::PARAMETERS.is_empty() {
             None
         } else {
@@ -459,7 +451,6 @@ impl<T: FileSystem> Tables<T> {
         ..pin_init::zeroed()
     };
 
-    // patch: param
     /// Returns the options of a context of `T`.
     ///
     /// # Safety
@@ -487,6 +478,7 @@ impl<T: FileSystem> Tables<T> {
         }
     }
 
+    // patch: param
     /// # Safety
     ///
     /// `parse_param` of `struct fs_context_operations`: `fc` is a valid `fs_context` of `T`
@@ -509,15 +501,15 @@ impl<T: FileSystem> Tables<T> {
     ///
     /// `get_tree` of `struct fs_context_operations`: `fc` is a valid `fs_context` of `T`.
     unsafe extern "C" fn get_tree_callback(fc: *mut bindings::fs_context) -> c_int {
-        match T::SUPER_TYPE {
+        match T::BACKING {
             // SAFETY: `fc` is valid per the callback contract. `fill_super_callback` also has
             // the right type and is a valid callback.
-            sb::Type::BlockDev => unsafe {
+            sb::Backing::BlockDev => unsafe {
                 bindings::get_tree_bdev(fc, Some(Self::fill_super_callback))
             },
             // SAFETY: `fc` is valid per the callback contract. `fill_super_callback` also has
             // the right type and is a valid callback.
-            sb::Type::Independent => unsafe {
+            sb::Backing::Independent => unsafe {
                 bindings::get_tree_nodev(fc, Some(Self::fill_super_callback))
             },
         }
@@ -556,36 +548,21 @@ impl<T: FileSystem> Tables<T> {
     /// used only by this call until it returns, and `fc` the context of the mount.
     unsafe extern "C" fn fill_super_callback(
         sb_ptr: *mut bindings::super_block,
-        // patch: !param
-        // _fc: *mut bindings::fs_context,
-        // patch: end
-        // patch: param
         fc: *mut bindings::fs_context,
-        // patch: end
     ) -> c_int {
         from_result(|| {
             // SAFETY: The callback contract guarantees that `sb_ptr` is a unique pointer to a
             // newly-created superblock.
             unsafe {
-                (*sb_ptr).s_op = T::SUPER_OPERATIONS.as_ptr();
-                // patch: export
-                if let Some(ops) = T::EXPORT_OPERATIONS {
-                    (*sb_ptr).s_export_op = ops.as_ptr();
-                }
-                // patch: end
+                (*sb_ptr).s_op = sb::SuperOperationsVTable::<T, T::SuperOperations>::build();
                 (*sb_ptr).s_flags |= bindings::SB_RDONLY;
             }
 
             // SAFETY: `sb_ptr` is a new superblock, exclusively ours during `fill_super`.
             let new_sb = unsafe { SuperBlock::<T, sb::New>::from_raw_mut(sb_ptr) };
-            // patch: !param
-            // let params = T::fill_super(new_sb)?;
-            // patch: end
-            // patch: param
             // SAFETY: `fc` is the context being mounted, ours during the call.
             let options = unsafe { Self::options(fc) };
             let params = T::fill_super(new_sb, options)?;
-            // patch: end
             new_sb.apply_params(&params)?;
 
             let data = KBox::new(params.data, GFP_KERNEL)?;
@@ -635,18 +612,11 @@ impl<T: FileSystem> Tables<T> {
 /// impl kernel::fs::FileSystem for MyFs {
 ///     type Data = ();
 ///     type INodeData = ();
-// patch: param
 ///     type Options = ();
-// patch: end
 ///     const NAME: &'static CStr = c"myfs";
-///     const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
+///     type SuperOperations = Self;
 ///
-// patch: !param
-// ///     fn fill_super(_: &mut SuperBlock<Self, sb::New>) -> Result<sb::Params<()>> {
-// patch: end
-// patch: param
-///     fn fill_super(_: &mut SuperBlock<Self, sb::New>, _: &()) -> Result<sb::Params<()>> {
-// patch: end
+///     fn fill_super(_: &mut SuperBlock<Self, sb::New>, _: &()) -> Result<sb::SuperParams<()>> {
 ///         Err(EINVAL)
 ///     }
 ///

@@ -20,7 +20,7 @@ pub const MAX_LFS_FILESIZE: i64 = bindings::MAX_LFS_FILESIZE;
 
 /// Where the superblocks of a file system come from.
 #[derive(Copy, Clone, PartialEq, Eq)]
-pub enum Type {
+pub enum Backing {
     /// Each mount gets its own superblock, backed by nothing (`get_tree_nodev`,
     /// `kill_anon_super`).
     Independent,
@@ -57,7 +57,7 @@ pub struct SuperBlock<T: FileSystem, S: State = Ready>(
 );
 
 /// Parameters of a superblock, returned by [`FileSystem::fill_super`].
-pub struct Params<T> {
+pub struct SuperParams<T> {
     /// The magic number of the superblock (`s_magic`).
     pub magic: usize,
 
@@ -154,7 +154,7 @@ impl<T: FileSystem> SuperBlock<T, New> {
         unsafe { &mut *ptr.cast::<Self>() }
     }
 
-    /// Returns whether the superblock has a block device (`s_bdev`): [`Type::BlockDev`]
+    /// Returns whether the superblock has a block device (`s_bdev`): [`Backing::BlockDev`]
     /// superblocks do.
     #[inline]
     fn has_bdev(&self) -> bool {
@@ -164,7 +164,7 @@ impl<T: FileSystem> SuperBlock<T, New> {
 
     /// Sets the block size to at least `size` bytes and at least the logical block size of the
     /// device (`sb_min_blocksize`). Returns the block size set, or zero on failure (always
-    /// without a block device: [`Type::Independent`]).
+    /// without a block device: [`Backing::Independent`]).
     #[inline]
     pub fn min_blocksize(&mut self, size: i32) -> i32 {
         if !self.has_bdev() {
@@ -176,7 +176,7 @@ impl<T: FileSystem> SuperBlock<T, New> {
     }
 
     /// Sets the block size to `size` bytes (`sb_set_blocksize`); fails with `EINVAL` if the
-    /// device cannot use it, or if there is no block device ([`Type::Independent`]).
+    /// device cannot use it, or if there is no block device ([`Backing::Independent`]).
     pub fn set_blocksize(&mut self, size: i32) -> Result {
         if !self.has_bdev() {
             return Err(EINVAL);
@@ -213,12 +213,12 @@ impl<T: FileSystem> SuperBlock<T, New> {
     // patch: end
 
     /// Applies the parameters that [`FileSystem::fill_super`] returned.
-    pub(crate) fn apply_params(&mut self, params: &Params<T::Data>) -> Result {
+    pub(crate) fn apply_params(&mut self, params: &SuperParams<T::Data>) -> Result {
         if params.blocksize_bits < 9 || params.blocksize_bits > 16 {
             return Err(EINVAL);
         }
         let size = 1i32 << params.blocksize_bits;
-        if T::SUPER_TYPE == Type::BlockDev {
+        if T::BACKING == Backing::BlockDev {
             if self.block_size() != size as usize {
                 self.set_blocksize(size)?;
             }
@@ -265,7 +265,7 @@ impl<T: FileSystem> SuperBlock<T> {
     pub fn iget(
         &self,
         ino: u64,
-        init: impl FnOnce(&mut inode::NewINode<T>) -> Result<inode::Params<T>>,
+        init: impl FnOnce(&mut inode::NewINode<T>) -> Result<inode::INodeParams<T>>,
     ) -> Result<ARef<INode<T>>> {
         // SAFETY: The superblock is valid; `iget_locked` returns a referenced inode or NULL.
         let inode =
@@ -338,7 +338,7 @@ impl Reconfigure<'_> {
 
 /// Statistics of a file system, returned by [`SuperOperations::statfs`] (`struct kstatfs`).
 #[derive(Default)]
-pub struct Stat {
+pub struct StatFs {
     /// Magic number of the file system.
     pub magic: usize,
     /// Maximum length of a file name.
@@ -382,7 +382,7 @@ pub trait SuperOperations {
     }
 
     /// Returns file system statistics (`statfs`).
-    fn statfs(_dentry: &DEntry<Self::FileSystem>) -> Result<Stat> {
+    fn statfs(_dentry: &DEntry<Self::FileSystem>) -> Result<StatFs> {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
 
@@ -395,121 +395,118 @@ pub trait SuperOperations {
     // patch: end
 }
 
-/// A superblock operations table for file system `T`.
-pub struct Ops<T: FileSystem>(*const bindings::super_operations, PhantomData<T>);
+/// The `struct super_operations` of a [`SuperOperations`] implementation `U` of file system `T`,
+/// built at compile time, with the methods `U` does not implement left NULL.
+pub(crate) struct SuperOperationsVTable<T: FileSystem, U: ?Sized>(
+    PhantomData<T>,
+    PhantomData<*const U>,
+);
 
-impl<T: FileSystem> Ops<T> {
-    /// Creates the superblock operations table from a [`SuperOperations`] implementation.
-    pub const fn new<U: SuperOperations<FileSystem = T> + ?Sized>() -> Self {
-        struct Table<T: FileSystem, U: ?Sized>(PhantomData<T>, PhantomData<*const U>);
-        impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> Table<T, U> {
-            const TABLE: bindings::super_operations = bindings::super_operations {
-                alloc_inode: Some(inode::INodeWithData::<T::INodeData>::alloc_inode_callback),
-                // Data that must be dropped is dropped in process context (its `Drop` may
-                // sleep); plain data is freed as C file systems free inodes, from the VFS's RCU
-                // callback, without a trip through the workqueue.
-                destroy_inode: if core::mem::needs_drop::<T::INodeData>() {
-                    Some(inode::INodeWithData::<T::INodeData>::destroy_inode_callback)
-                } else {
-                    None
-                },
-                free_inode: if core::mem::needs_drop::<T::INodeData>() {
-                    None
-                } else {
-                    Some(inode::INodeWithData::<T::INodeData>::free_inode_callback)
-                },
-                // Always: the bindings release the per-superblock data there.
-                put_super: Some(Self::put_super_callback),
-                statfs: if U::HAS_STATFS {
-                    Some(Self::statfs_callback)
-                } else {
-                    None
-                },
-                // patch: param
-                show_options: if U::HAS_SHOW_OPTIONS {
-                    Some(Self::show_options_callback)
-                } else {
-                    None
-                },
-                // patch: end
-                ..pin_init::zeroed()
-            };
+impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> SuperOperationsVTable<T, U> {
+    const VTABLE: bindings::super_operations = bindings::super_operations {
+        alloc_inode: Some(inode::INodeWithData::<T::INodeData>::alloc_inode_callback),
+        // Data that must be dropped is dropped in process context (its `Drop` may
+        // sleep); plain data is freed as C file systems free inodes, from the VFS's RCU
+        // callback, without a trip through the workqueue.
+        destroy_inode: if core::mem::needs_drop::<T::INodeData>() {
+            Some(inode::INodeWithData::<T::INodeData>::destroy_inode_callback)
+        } else {
+            None
+        },
+        free_inode: if core::mem::needs_drop::<T::INodeData>() {
+            None
+        } else {
+            Some(inode::INodeWithData::<T::INodeData>::free_inode_callback)
+        },
+        // Always: the bindings release the per-superblock data there.
+        put_super: Some(Self::put_super_callback),
+        statfs: if U::HAS_STATFS {
+            Some(Self::statfs_callback)
+        } else {
+            None
+        },
+        // patch: param
+        show_options: if U::HAS_SHOW_OPTIONS {
+            Some(Self::show_options_callback)
+        } else {
+            None
+        },
+        // patch: end
+        ..pin_init::zeroed()
+    };
 
-            /// # Safety
-            ///
-            /// `put_super` of `struct super_operations`: `sb_ptr` is a valid, filled superblock of
-            /// `T`.
-            unsafe extern "C" fn put_super_callback(sb_ptr: *mut bindings::super_block) {
-                // SAFETY: The callback contract guarantees that `sb_ptr` is a valid superblock;
-                // `put_super` is only called on superblocks that were fully filled, whose
-                // `s_fs_info` is set (kill_sb frees it only afterwards).
-                let sb = unsafe { SuperBlock::<T>::from_raw(sb_ptr) };
-                if U::HAS_PUT_SUPER {
-                    U::put_super(sb);
-                }
-                // SAFETY: `generic_shutdown_super` calls this after evicting the unused inodes
-                // and before its busy-inodes check, on a filled superblock of a registered `T`,
-                // not used by the file system any more (it is being shut down).
-                unsafe { crate::fs::Registration::release_sb::<T>(sb_ptr) };
-            }
-
-            // patch: param
-            /// # Safety
-            ///
-            /// `show_options` of `struct super_operations`: `seq` is a valid seq_file being
-            /// written by this thread only, `root` the root dentry of a mount of a superblock
-            /// of `T`.
-            unsafe extern "C" fn show_options_callback(
-                seq: *mut bindings::seq_file,
-                root: *mut bindings::dentry,
-            ) -> c_int {
-                from_result(|| {
-                    // SAFETY: The seq_file is valid and only this thread writes it during the
-                    // call.
-                    let seq = unsafe { SeqFile::from_raw(seq) };
-                    // SAFETY: The root of a mount is valid, and its superblock mounted (ready).
-                    let sb = unsafe { SuperBlock::<T>::from_raw((*root).d_sb) };
-                    U::show_options(seq, sb)?;
-                    Ok(0)
-                })
-            }
-            // patch: end
-
-            /// # Safety
-            ///
-            /// `statfs` of `struct super_operations`: `dentry` is a valid dentry of a mounted
-            /// superblock of `T` and `buf` is valid for write.
-            unsafe extern "C" fn statfs_callback(
-                dentry: *mut bindings::dentry,
-                buf: *mut bindings::kstatfs,
-            ) -> c_int {
-                from_result(|| {
-                    // SAFETY: The C API guarantees that `dentry` is valid and on a superblock
-                    // of this file system, which is ready (it is mounted).
-                    let dentry = unsafe { DEntry::<T>::from_raw(dentry) };
-                    let s = U::statfs(dentry)?;
-
-                    // SAFETY: The C API guarantees that `buf` is valid for write.
-                    let buf = unsafe { &mut *buf };
-                    buf.f_type = s.magic as c_long;
-                    buf.f_namelen = s.namelen as c_long;
-                    buf.f_bsize = s.bsize as c_long;
-                    buf.f_blocks = s.blocks;
-                    buf.f_bfree = s.bfree;
-                    buf.f_bavail = s.bavail;
-                    buf.f_files = s.files;
-                    buf.f_ffree = s.ffree;
-                    buf.f_fsid.val = s.fsid;
-                    Ok(0)
-                })
-            }
+    /// # Safety
+    ///
+    /// `put_super` of `struct super_operations`: `sb_ptr` is a valid, filled superblock of
+    /// `T`.
+    unsafe extern "C" fn put_super_callback(sb_ptr: *mut bindings::super_block) {
+        // SAFETY: The callback contract guarantees that `sb_ptr` is a valid superblock;
+        // `put_super` is only called on superblocks that were fully filled, whose
+        // `s_fs_info` is set (kill_sb frees it only afterwards).
+        let sb = unsafe { SuperBlock::<T>::from_raw(sb_ptr) };
+        if U::HAS_PUT_SUPER {
+            U::put_super(sb);
         }
-        Self(&Table::<T, U>::TABLE, PhantomData)
+        // SAFETY: `generic_shutdown_super` calls this after evicting the unused inodes
+        // and before its busy-inodes check, on a filled superblock of a registered `T`,
+        // not used by the file system any more (it is being shut down).
+        unsafe { crate::fs::Registration::release_sb::<T>(sb_ptr) };
     }
 
-    /// Returns the raw table.
+    // patch: param
+    /// # Safety
+    ///
+    /// `show_options` of `struct super_operations`: `seq` is a valid seq_file being
+    /// written by this thread only, `root` the root dentry of a mount of a superblock
+    /// of `T`.
+    unsafe extern "C" fn show_options_callback(
+        seq: *mut bindings::seq_file,
+        root: *mut bindings::dentry,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: The seq_file is valid and only this thread writes it during the
+            // call.
+            let seq = unsafe { SeqFile::from_raw(seq) };
+            // SAFETY: The root of a mount is valid, and its superblock mounted (ready).
+            let sb = unsafe { SuperBlock::<T>::from_raw((*root).d_sb) };
+            U::show_options(seq, sb)?;
+            Ok(0)
+        })
+    }
+    // patch: end
+
+    /// # Safety
+    ///
+    /// `statfs` of `struct super_operations`: `dentry` is a valid dentry of a mounted
+    /// superblock of `T` and `buf` is valid for write.
+    unsafe extern "C" fn statfs_callback(
+        dentry: *mut bindings::dentry,
+        buf: *mut bindings::kstatfs,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: The C API guarantees that `dentry` is valid and on a superblock
+            // of this file system, which is ready (it is mounted).
+            let dentry = unsafe { DEntry::<T>::from_raw(dentry) };
+            let s = U::statfs(dentry)?;
+
+            // SAFETY: The C API guarantees that `buf` is valid for write.
+            let buf = unsafe { &mut *buf };
+            buf.f_type = s.magic as c_long;
+            buf.f_namelen = s.namelen as c_long;
+            buf.f_bsize = s.bsize as c_long;
+            buf.f_blocks = s.blocks;
+            buf.f_bfree = s.bfree;
+            buf.f_bavail = s.bavail;
+            buf.f_files = s.files;
+            buf.f_ffree = s.ffree;
+            buf.f_fsid.val = s.fsid;
+            Ok(0)
+        })
+    }
+
+    /// Returns the table.
     #[inline]
-    pub(crate) const fn as_ptr(&self) -> *const bindings::super_operations {
-        self.0
+    pub(crate) const fn build() -> &'static bindings::super_operations {
+        &Self::VTABLE
     }
 }

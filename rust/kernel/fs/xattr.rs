@@ -45,59 +45,63 @@ pub struct Handler<T: FileSystem>(bindings::xattr_handler, PhantomData<T>);
 unsafe impl<T: FileSystem> Sync for Handler<T> {}
 
 impl<T: FileSystem> Handler<T> {
-    /// Creates the handler table of `U`.
+    /// Returns the handler table of `U`.
+    #[inline]
     pub const fn new<U: XattrHandler<FileSystem = T> + ?Sized>() -> &'static Self {
-        struct Table<T: FileSystem, U: ?Sized>(PhantomData<T>, PhantomData<*const U>);
-        impl<T: FileSystem, U: XattrHandler<FileSystem = T> + ?Sized> Table<T, U> {
-            const TABLE: Handler<T> = Handler(
-                bindings::xattr_handler {
-                    prefix: U::PREFIX.to_bytes_with_nul().as_ptr().cast(),
-                    get: Some(Self::get_callback),
-                    ..pin_init::zeroed()
-                },
-                PhantomData,
-            );
+        &XattrHandlerVTable::<T, U>::VTABLE
+    }
+}
 
-            /// # Safety
-            ///
-            /// `get` of `struct xattr_handler`: `inode` is a valid inode of `T` (`dentry` is NULL
-            /// or its dentry), `name` a valid C string and `buffer` NULL or valid for `size` bytes.
-            unsafe extern "C" fn get_callback(
-                _handler: *const bindings::xattr_handler,
-                dentry: *mut bindings::dentry,
-                inode: *mut bindings::inode,
-                name: *const c_char,
-                buffer: *mut c_void,
-                size: usize,
-            ) -> c_int {
-                from_result(|| {
-                    // SAFETY: The C API guarantees that `dentry` is NULL or a valid dentry, and
-                    // `inode` a valid inode, of the superblock whose `s_xattr` has this handler.
-                    let dentry =
-                        (!dentry.is_null()).then(|| unsafe { DEntry::<T>::from_raw(dentry) });
-                    // SAFETY: As above.
-                    let inode = unsafe { INode::<T>::from_raw(inode) };
-                    // SAFETY: `name` is a valid NUL-terminated string (the part after the
-                    // prefix) for the duration of the call.
-                    let name = unsafe { CStr::from_char_ptr(name) }.to_bytes();
-                    let buf = if buffer.is_null() || size == 0 {
-                        &mut [][..]
-                    } else {
-                        // SAFETY: The C API guarantees that `buffer` is valid for `size` bytes.
-                        unsafe { core::slice::from_raw_parts_mut(buffer.cast::<u8>(), size) }
-                    };
-                    let len = buf.len();
-                    let n = U::get(dentry, inode, name, buf)?;
-                    // The VFS copies `n` bytes of the buffer to user space: never more than it
-                    // has. With no buffer, `n` is the size the caller needs.
-                    if len != 0 && n > len {
-                        return Err(ERANGE);
-                    }
-                    c_int::try_from(n).map_err(|_| E2BIG)
-                })
+/// The `struct xattr_handler` of an [`XattrHandler`] implementation `U` of file system `T`, built
+/// at compile time.
+struct XattrHandlerVTable<T: FileSystem, U: ?Sized>(PhantomData<T>, PhantomData<*const U>);
+
+impl<T: FileSystem, U: XattrHandler<FileSystem = T> + ?Sized> XattrHandlerVTable<T, U> {
+    const VTABLE: Handler<T> = Handler(
+        bindings::xattr_handler {
+            prefix: U::PREFIX.to_bytes_with_nul().as_ptr().cast(),
+            get: Some(Self::get_callback),
+            ..pin_init::zeroed()
+        },
+        PhantomData,
+    );
+
+    /// # Safety
+    ///
+    /// `get` of `struct xattr_handler`: `inode` is a valid inode of `T` (`dentry` is NULL
+    /// or its dentry), `name` a valid C string and `buffer` NULL or valid for `size` bytes.
+    unsafe extern "C" fn get_callback(
+        _handler: *const bindings::xattr_handler,
+        dentry: *mut bindings::dentry,
+        inode: *mut bindings::inode,
+        name: *const c_char,
+        buffer: *mut c_void,
+        size: usize,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: The C API guarantees that `dentry` is NULL or a valid dentry, and
+            // `inode` a valid inode, of the superblock whose `s_xattr` has this handler.
+            let dentry = (!dentry.is_null()).then(|| unsafe { DEntry::<T>::from_raw(dentry) });
+            // SAFETY: As above.
+            let inode = unsafe { INode::<T>::from_raw(inode) };
+            // SAFETY: `name` is a valid NUL-terminated string (the part after the
+            // prefix) for the duration of the call.
+            let name = unsafe { CStr::from_char_ptr(name) }.to_bytes();
+            let buf = if buffer.is_null() || size == 0 {
+                &mut [][..]
+            } else {
+                // SAFETY: The C API guarantees that `buffer` is valid for `size` bytes.
+                unsafe { core::slice::from_raw_parts_mut(buffer.cast::<u8>(), size) }
+            };
+            let len = buf.len();
+            let n = U::get(dentry, inode, name, buf)?;
+            // The VFS copies `n` bytes of the buffer to user space: never more than it
+            // has. With no buffer, `n` is the size the caller needs.
+            if len != 0 && n > len {
+                return Err(ERANGE);
             }
-        }
-        &Table::<T, U>::TABLE
+            c_int::try_from(n).map_err(|_| E2BIG)
+        })
     }
 }
 

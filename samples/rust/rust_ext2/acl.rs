@@ -9,7 +9,7 @@ use crate::defs::{le16, le32};
 use crate::superblock::Ext2Fs;
 use crate::xattr;
 use kernel::fs::inode::AclWalk;
-use kernel::fs::posix_acl::{Acl, Entry, Tag, Type};
+use kernel::fs::posix_acl::{Acl, AclType, Entry, Tag};
 use kernel::prelude::*;
 
 const EXT2_ACL_VERSION: u32 = 0x0001;
@@ -81,13 +81,13 @@ fn from_disk(value: &[u8]) -> Result<Option<Acl>> {
 
 /// Returns the ACL of type `ty` of an inode (`ext2_get_acl`). Not in RCU walk: reading the
 /// xattr block may block.
-pub(crate) fn get_acl(walk: AclWalk<'_, Ext2Fs>, ty: Type) -> Result<Option<Acl>> {
+pub(crate) fn get_acl(walk: AclWalk<'_, Ext2Fs>, ty: AclType) -> Result<Option<Acl>> {
     let AclWalk::Ref(inode) = walk else {
         return Err(ECHILD);
     };
     let index = match ty {
-        Type::Access => xattr::INDEX_POSIX_ACL_ACCESS,
-        Type::Default => xattr::INDEX_POSIX_ACL_DEFAULT,
+        AclType::Access => xattr::INDEX_POSIX_ACL_ACCESS,
+        AclType::Default => xattr::INDEX_POSIX_ACL_DEFAULT,
     };
     match xattr::value(inode, index, b"") {
         Ok(v) => from_disk(&v),

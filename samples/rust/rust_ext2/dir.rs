@@ -5,12 +5,10 @@
 use crate::defs;
 use crate::superblock::Ext2Fs;
 use kernel::fs::address_space::{Folio, MappedBytes};
-use kernel::fs::file::{self, DirEmitter, DirEntryType, File, FileOperations, Fsync};
+use kernel::fs::file::{DirEmitter, DirEntryType, File, FileOperations, Fsync};
 use kernel::fs::inode::INode;
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
-
-pub(crate) const DIR_FOPS: file::Ops<Ext2Fs> = file::Ops::new::<DirOps>();
 
 /// Size of the fixed part of a directory entry.
 const DIR_ENTRY_HEADER: usize = 8;
@@ -202,7 +200,7 @@ fn dirent_type(has_filetype: bool, t: u8) -> DirEntryType {
     }
 }
 
-struct DirOps;
+pub(crate) struct DirOps;
 
 #[vtable]
 impl FileOperations for DirOps {

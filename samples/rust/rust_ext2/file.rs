@@ -4,14 +4,13 @@
 //! and the ext2 ioctls.
 
 use crate::superblock::Ext2Fs;
-use kernel::fs::file::{self, File, FileOperations, Fsync};
+use kernel::fs::file::{File, FileOperations, Fsync};
 use kernel::fs::iomap::DirectIo;
 use kernel::prelude::*;
 
 /// `ext2_file_operations`, read-only.
-pub(crate) const FILE_FOPS: file::Ops<Ext2Fs> = file::Ops::new::<FileFops>();
 
-struct FileFops;
+pub(crate) struct FileFops;
 
 #[vtable]
 impl FileOperations for FileFops {
@@ -19,7 +18,7 @@ impl FileOperations for FileFops {
     const FSYNC: Fsync = Fsync::Simple;
     const LEASES: bool = true;
     /// `ext2_dio_read_iter`.
-    const DIRECT_IO: Option<DirectIo<Ext2Fs>> = Some(DirectIo::new(crate::inode::IOMAP_OPS));
+    const DIRECT_IO: Option<DirectIo<Ext2Fs>> = Some(DirectIo::new::<crate::inode::Mapper>());
 
     fn ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
         crate::ioctl::ioctl(file, cmd, arg)

@@ -9,8 +9,8 @@ use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, Block
 use kernel::fs::dentry::DEntry;
 use kernel::fs::file::File;
 use kernel::fs::inode::{
-    self, mode, statx_attr, AclWalk, Dev, Fiemap, FileAttr, Flags, INode, INodeOperations,
-    NewINode, Stat, Timespec, Type,
+    self, mode, statx_attr, AclWalk, Dev, Fiemap, FileAttr, FileType, Flags, INode,
+    INodeOperations, Kstat, NewINode, Timespec,
 };
 use kernel::fs::iomap;
 use kernel::fs::posix_acl::{self, Acl};
@@ -52,9 +52,6 @@ impl Ext2Inode {
 /// Inode operations of regular files (`ext2_file_inode_operations`).
 pub(crate) struct FileOps;
 
-const FILE_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<FileOps>();
-const FILE_AOPS: address_space::Ops<Ext2Fs> = address_space::Ops::new::<FileOps>();
-
 #[vtable]
 impl INodeOperations for FileOps {
     type FileSystem = Ext2Fs;
@@ -63,7 +60,7 @@ impl INodeOperations for FileOps {
         xattr::list(dentry, buf)
     }
 
-    fn getattr(inode: &INode<Ext2Fs>, stat: &mut Stat<'_>) -> Result {
+    fn getattr(inode: &INode<Ext2Fs>, stat: &mut Kstat<'_>) -> Result {
         getattr(inode, stat)
     }
 
@@ -75,18 +72,16 @@ impl INodeOperations for FileOps {
     /// 0), so that holes past it are not walked block by block.
     /// `ext2_fiemap` (the binding clamps the length to the size, as it does).
     fn fiemap(inode: &INode<Ext2Fs>, fi: &mut Fiemap<'_>, start: u64, len: u64) -> Result {
-        iomap::fiemap(inode, fi, start, len, IOMAP_OPS)
+        iomap::fiemap::<Mapper>(inode, fi, start, len)
     }
 
-    fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::Type) -> Result<Option<Acl>> {
+    fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::AclType) -> Result<Option<Acl>> {
         crate::acl::get_acl(walk, ty)
     }
 }
 
 /// Inode operations of devices, fifos and sockets (`ext2_special_inode_operations`).
 struct SpecialOps;
-
-const SPECIAL_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<SpecialOps>();
 
 #[vtable]
 impl INodeOperations for SpecialOps {
@@ -96,17 +91,17 @@ impl INodeOperations for SpecialOps {
         xattr::list(dentry, buf)
     }
 
-    fn getattr(inode: &INode<Ext2Fs>, stat: &mut Stat<'_>) -> Result {
+    fn getattr(inode: &INode<Ext2Fs>, stat: &mut Kstat<'_>) -> Result {
         getattr(inode, stat)
     }
 
-    fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::Type) -> Result<Option<Acl>> {
+    fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::AclType) -> Result<Option<Acl>> {
         crate::acl::get_acl(walk, ty)
     }
 }
 
 /// The user-visible on-disk flags as `statx` attributes (`ext2_getattr`).
-pub(crate) fn getattr(inode: &INode<Ext2Fs>, stat: &mut Stat<'_>) -> Result {
+pub(crate) fn getattr(inode: &INode<Ext2Fs>, stat: &mut Kstat<'_>) -> Result {
     let flags = inode.data().flags & defs::fl::USER_VISIBLE;
     // Tested flag by flag, as C does (this runs for every `stat`).
     let attr = |fl: u32, attr: u64| if flags & fl != 0 { attr } else { 0 };
@@ -161,7 +156,6 @@ impl AddressSpaceOperations for FileOps {
 }
 
 /// `ext2_iomap_ops`, for reads: FIEMAP and direct I/O.
-pub(crate) const IOMAP_OPS: iomap::Ops<Ext2Fs> = iomap::Ops::new::<Mapper>();
 
 /// Block mapper for reads (`ext2_get_block` without `create`).
 pub(crate) struct Mapper;
@@ -348,7 +342,7 @@ fn read_inode(
     sb: &SuperBlock<Ext2Fs>,
     ino: u64,
     new: &mut NewINode<Ext2Fs>,
-) -> Result<inode::Params<Ext2Fs>> {
+) -> Result<inode::INodeParams<Ext2Fs>> {
     let s = sb.data();
 
     // `ext2_get_inode`: find the inode in its group's inode table.
@@ -424,19 +418,20 @@ fn read_inode(
     let generation = le32(raw, defs::ino::GENERATION);
     let flags = le32(raw, defs::ino::FLAGS);
 
-    let (typ, iops, fops, aops) = match fmt {
-        mode::S_IFREG => (
-            Type::Reg,
-            FILE_IOPS,
-            Some(crate::file::FILE_FOPS),
-            Some(FILE_AOPS),
-        ),
-        mode::S_IFDIR => (
-            Type::Dir,
-            namei::DIR_IOPS,
-            Some(dir::DIR_FOPS),
-            Some(FILE_AOPS),
-        ),
+    // The operations of each kind of inode, as `ext2_iget` sets them.
+    let typ = match fmt {
+        mode::S_IFREG => {
+            new.set_inode_ops::<FileOps>()
+                .set_file_ops::<crate::file::FileFops>()
+                .set_aops::<FileOps>();
+            FileType::Reg
+        }
+        mode::S_IFDIR => {
+            new.set_inode_ops::<namei::DirOps>()
+                .set_file_ops::<dir::DirOps>()
+                .set_aops::<FileOps>();
+            FileType::Dir
+        }
         mode::S_IFLNK => {
             let ea_blocks = if file_acl != 0 { s.block_size >> 9 } else { 0 };
             if blocks.wrapping_sub(ea_blocks) == 0 {
@@ -449,10 +444,12 @@ fn read_inode(
                         false => 0,
                     };
                 }
-                (Type::Lnk, symlink::FAST_IOPS, None, None)
+                new.set_inode_ops::<symlink::FastSymlink>();
             } else {
-                (Type::Lnk, symlink::SLOW_IOPS, None, Some(FILE_AOPS))
+                new.set_inode_ops::<symlink::SlowSymlink>()
+                    .set_aops::<FileOps>();
             }
+            FileType::Lnk
         }
         mode::S_IFCHR | mode::S_IFBLK => {
             let dev = if block[0] != 0 {
@@ -460,15 +457,21 @@ fn read_inode(
             } else {
                 Dev::from_new(block[1])
             };
-            let typ = if fmt == mode::S_IFCHR {
-                Type::Chr(dev)
+            new.set_inode_ops::<SpecialOps>();
+            if fmt == mode::S_IFCHR {
+                FileType::Chr(dev)
             } else {
-                Type::Blk(dev)
-            };
-            (typ, SPECIAL_IOPS, None, None)
+                FileType::Blk(dev)
+            }
         }
-        mode::S_IFIFO => (Type::Fifo, SPECIAL_IOPS, None, None),
-        mode::S_IFSOCK => (Type::Sock, SPECIAL_IOPS, None, None),
+        mode::S_IFIFO => {
+            new.set_inode_ops::<SpecialOps>();
+            FileType::Fifo
+        }
+        mode::S_IFSOCK => {
+            new.set_inode_ops::<SpecialOps>();
+            FileType::Sock
+        }
         _ => {
             pr_err!("error: inode {} has bad mode 0{:o}\n", ino, mode);
             return Err(EUCLEAN);
@@ -476,14 +479,7 @@ fn read_inode(
     };
     drop(bh);
 
-    new.set_inode_ops(iops);
-    if let Some(fops) = fops {
-        new.set_file_ops(fops);
-    }
-    if let Some(aops) = aops {
-        new.set_aops(aops);
-    }
-    Ok(inode::Params {
+    Ok(inode::INodeParams {
         typ,
         mode: mode & 0o7777,
         size,

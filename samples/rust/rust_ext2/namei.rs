@@ -8,13 +8,11 @@ use crate::inode::iget;
 use crate::superblock::Ext2Fs;
 use crate::xattr;
 use kernel::fs::dentry::{self, DEntry};
-use kernel::fs::inode::{self, AclWalk, FileAttr, INode, INodeOperations, Stat};
+use kernel::fs::inode::{AclWalk, FileAttr, INode, INodeOperations, Kstat};
 use kernel::fs::posix_acl::{self, Acl};
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
 use kernel::sync::atomic::Relaxed;
-
-pub(crate) const DIR_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<DirOps>();
 
 /// Finds `name` in directory `dir`, returning its inode number (`ext2_find_entry`).
 ///
@@ -81,7 +79,7 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
     }
 }
 
-struct DirOps;
+pub(crate) struct DirOps;
 
 #[vtable]
 impl INodeOperations for DirOps {
@@ -113,7 +111,7 @@ impl INodeOperations for DirOps {
         xattr::list(dentry, buf)
     }
 
-    fn getattr(inode: &INode<Ext2Fs>, stat: &mut Stat<'_>) -> Result {
+    fn getattr(inode: &INode<Ext2Fs>, stat: &mut Kstat<'_>) -> Result {
         crate::inode::getattr(inode, stat)
     }
 
@@ -121,7 +119,7 @@ impl INodeOperations for DirOps {
         crate::inode::fileattr_get(dentry, fa)
     }
 
-    fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::Type) -> Result<Option<Acl>> {
+    fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::AclType) -> Result<Option<Acl>> {
         crate::acl::get_acl(walk, ty)
     }
 }

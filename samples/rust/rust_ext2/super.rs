@@ -5,7 +5,7 @@
 use crate::defs::{self, le16, le32, mnt};
 use crate::{inode, xattr};
 use kernel::fs::dentry::{self, DEntry};
-use kernel::fs::export::{self, ExportOperations};
+use kernel::fs::export::ExportOperations;
 use kernel::fs::inode::INode;
 use kernel::fs::param::{self, Constant, Constants, Param, Spec, Value};
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
@@ -154,7 +154,7 @@ const ERRORS: Constants = Constants::new(&[
 ]);
 
 /// The mount options of ext2 (`ext2_param_spec`).
-const PARAMETERS: param::Table = param::Table::new(&[
+const PARAMETERS: param::SpecTable = param::SpecTable::new(&[
     Spec::flag(c"bsddf", opt::BSD_DF),
     Spec::flag(c"minixdf", opt::MINIX_DF),
     Spec::flag(c"grpid", opt::GRPID),
@@ -263,11 +263,10 @@ impl kernel::fs::FileSystem for Ext2Fs {
     } else {
         c"rust_ext2"
     };
-    const SUPER_TYPE: sb::Type = sb::Type::BlockDev;
-    const SUPER_OPERATIONS: sb::Ops<Self> = sb::Ops::new::<Self>();
+    const BACKING: sb::Backing = sb::Backing::BlockDev;
+    type SuperOperations = Self;
     type Options = Ext2Options;
-    const PARAMETERS: param::Table = PARAMETERS;
-    const EXPORT_OPERATIONS: Option<export::Ops<Self>> = Some(export::Ops::new::<Self>());
+    const PARAMETERS: param::SpecTable = PARAMETERS;
 
     /// A new mount reads the primary superblock, with reservations; a remount starts from
     /// the options of the mount (`ext2_init_fs_context`).
@@ -345,12 +344,13 @@ impl kernel::fs::FileSystem for Ext2Fs {
     fn fill_super(
         sb: &mut SuperBlock<Self, sb::New>,
         options: &Ext2Options,
-    ) -> Result<sb::Params<Ext2Sb>> {
+    ) -> Result<sb::SuperParams<Ext2Sb>> {
         let mut blocksize = sb.min_blocksize(1024);
         if blocksize == 0 {
             return Err(mount_err!("unable to set blocksize"));
         }
         sb.set_xattr_handlers(xattr::HANDLERS);
+        sb.set_export_ops::<Self>();
         let sb_block = options.sb_block;
         let raw = read_super(sb, blocksize, sb_block)?;
         if le16(&raw, defs::sb::MAGIC) != defs::EXT2_SUPER_MAGIC {
@@ -569,7 +569,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
         for (i, u) in uuid.iter_mut().enumerate() {
             *u = defs::byte(&raw, defs::sb::UUID.saturating_add(i));
         }
-        Ok(sb::Params {
+        Ok(sb::SuperParams {
             magic: defs::EXT2_SUPER_MAGIC.into(),
             blocksize_bits: bits,
             maxbytes: max_size(bits),
@@ -693,13 +693,13 @@ impl SuperOperations for Ext2Fs {
         Ok(())
     }
 
-    fn statfs(dentry: &DEntry<Self>) -> Result<sb::Stat> {
+    fn statfs(dentry: &DEntry<Self>) -> Result<sb::StatFs> {
         let s = dentry.super_block().data();
         let bfree: u64 = s.groups.iter().map(|g| u64::from(g.free_blocks)).sum();
         let ffree: u64 = s.groups.iter().map(|g| u64::from(g.free_inodes)).sum();
         let r = u64::from(s.r_blocks_count);
         let id = defs::le64(&s.uuid, 0) ^ defs::le64(&s.uuid, 8);
-        Ok(sb::Stat {
+        Ok(sb::StatFs {
             magic: defs::EXT2_SUPER_MAGIC.into(),
             namelen: defs::EXT2_NAME_LEN as isize,
             bsize: s.block_size as isize,

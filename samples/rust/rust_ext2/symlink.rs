@@ -7,13 +7,10 @@ use crate::inode::Ext2Inode;
 use crate::superblock::Ext2Fs;
 use crate::xattr;
 use kernel::fs::dentry::DEntry;
-use kernel::fs::inode::{self, INode, INodeOperations, Stat};
+use kernel::fs::inode::{INode, INodeOperations, Kstat};
 use kernel::prelude::*;
 
-pub(crate) const FAST_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<FastSymlink>();
-pub(crate) const SLOW_IOPS: inode::Ops<Ext2Fs> = inode::Ops::new::<SlowSymlink>();
-
-struct FastSymlink;
+pub(crate) struct FastSymlink;
 
 #[vtable]
 impl INodeOperations for FastSymlink {
@@ -28,12 +25,12 @@ impl INodeOperations for FastSymlink {
         xattr::list(dentry, buf)
     }
 
-    fn getattr(inode: &INode<Ext2Fs>, stat: &mut Stat<'_>) -> Result {
+    fn getattr(inode: &INode<Ext2Fs>, stat: &mut Kstat<'_>) -> Result {
         crate::inode::getattr(inode, stat)
     }
 }
 
-struct SlowSymlink;
+pub(crate) struct SlowSymlink;
 
 #[vtable]
 impl INodeOperations for SlowSymlink {
@@ -46,7 +43,7 @@ impl INodeOperations for SlowSymlink {
         xattr::list(dentry, buf)
     }
 
-    fn getattr(inode: &INode<Ext2Fs>, stat: &mut Stat<'_>) -> Result {
+    fn getattr(inode: &INode<Ext2Fs>, stat: &mut Kstat<'_>) -> Result {
         crate::inode::getattr(inode, stat)
     }
 }

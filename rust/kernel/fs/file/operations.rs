@@ -47,14 +47,27 @@ impl<T: FileSystem> File<T> {
 }
 
 impl<T: FileSystem> NewINode<T> {
-    /// Sets the file operations of the new inode (`i_fop`); without this it keeps the default
-    /// (devices and fifos get theirs when they are initialised).
+    /// Sets the file operations of the new inode (`i_fop`) to those of `U`; without this it keeps
+    /// the default (devices and fifos get theirs when they are initialised).
     #[inline]
-    pub fn set_file_ops(&mut self, ops: Ops<T>) -> &mut Self {
+    pub fn set_file_ops<U: FileOperations<FileSystem = T>>(&mut self) -> &mut Self {
         // SAFETY: The inode is new and exclusively ours; the table is static.
-        unsafe { bindings::inode_set_fop(self.as_ptr(), ops.as_ptr()) };
+        unsafe { bindings::inode_set_fop(self.as_ptr(), FileOperationsVTable::<T, U>::build()) };
+        // All but directory tables read through the page cache (`read(2)`, `splice`, `mmap`):
+        // `init` checks that it can be filled.
+        self.1 |= !U::HAS_READ_DIR;
+        self
+    }
+
+    /// Sets the file operations of the new inode to C's `generic_ro_fops`: a read-only regular
+    /// file read through the page cache.
+    #[inline]
+    pub fn set_generic_ro_file_ops(&mut self) -> &mut Self {
+        // SAFETY: The inode is new and exclusively ours; `generic_ro_fops` is a static table
+        // that never changes.
+        unsafe { bindings::inode_set_fop(self.as_ptr(), &bindings::generic_ro_fops) };
         // `init` checks that the page cache these operations read can be filled.
-        self.1 |= ops.1;
+        self.1 = true;
         self
     }
 }
@@ -83,17 +96,17 @@ pub enum DirEntryType {
     Wht = bindings::DT_WHT,
 }
 
-impl From<crate::fs::inode::Type> for DirEntryType {
-    fn from(value: crate::fs::inode::Type) -> Self {
-        use crate::fs::inode::Type;
+impl From<crate::fs::inode::FileType> for DirEntryType {
+    fn from(value: crate::fs::inode::FileType) -> Self {
+        use crate::fs::inode::FileType;
         match value {
-            Type::Dir => DirEntryType::Dir,
-            Type::Reg => DirEntryType::Reg,
-            Type::Lnk => DirEntryType::Lnk,
-            Type::Fifo => DirEntryType::Fifo,
-            Type::Chr(_) => DirEntryType::Chr,
-            Type::Blk(_) => DirEntryType::Blk,
-            Type::Sock => DirEntryType::Sock,
+            FileType::Dir => DirEntryType::Dir,
+            FileType::Reg => DirEntryType::Reg,
+            FileType::Lnk => DirEntryType::Lnk,
+            FileType::Fifo => DirEntryType::Fifo,
+            FileType::Chr(_) => DirEntryType::Chr,
+            FileType::Blk(_) => DirEntryType::Blk,
+            FileType::Sock => DirEntryType::Sock,
         }
     }
 }
@@ -204,7 +217,7 @@ impl Fsync {
 
 /// Operations of open files: the Rust side of `struct file_operations`.
 ///
-/// Tables built with [`Ops::new`] use the generic C helpers for what is not implemented: for
+/// The tables the bindings build use the generic C helpers for what is not implemented: for
 /// directories (implementations of [`FileOperations::read_dir`]) `generic_file_llseek` and
 /// `generic_read_dir`; for other files `generic_file_llseek`, `generic_file_read_iter`,
 /// `filemap_splice_read` and the read-only mmap, which read through the page cache and hence the
@@ -252,197 +265,182 @@ pub trait FileOperations {
     }
 }
 
-/// A file operations table for file system `T`.
-///
-/// The second field says whether the table reads through the page cache (`read(2)`, `splice`,
-/// `mmap` of regular files): all but directory tables do.
-#[derive(Copy, Clone)]
-pub struct Ops<T: FileSystem>(*const bindings::file_operations, bool, PhantomData<T>);
+/// The `struct file_operations` of a [`FileOperations`] implementation `U` of file system `T`,
+/// built at compile time.
+pub(crate) struct FileOperationsVTable<T: FileSystem, U: ?Sized>(
+    PhantomData<T>,
+    PhantomData<*const U>,
+);
 
-impl<T: FileSystem> Ops<T> {
-    /// Creates the file operations table from a [`FileOperations`] implementation.
-    pub const fn new<U: FileOperations<FileSystem = T> + ?Sized>() -> Self {
-        struct Table<T: FileSystem, U: ?Sized>(PhantomData<T>, PhantomData<*const U>);
-        impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> Table<T, U> {
-            const TABLE: bindings::file_operations = if U::HAS_READ_DIR {
-                bindings::file_operations {
-                    llseek: Some(bindings::generic_file_llseek),
-                    read: Some(bindings::generic_read_dir),
-                    iterate_shared: Some(Self::read_dir_callback),
-                    unlocked_ioctl: Self::IOCTL,
-                    compat_ioctl: Self::COMPAT_IOCTL,
-                    fsync: U::FSYNC.callback(),
-                    setlease: Self::SETLEASE,
-                    ..pin_init::zeroed()
-                }
-            } else {
-                bindings::file_operations {
-                    llseek: Some(bindings::generic_file_llseek),
-                    // patch: !iomap
-                    // read_iter: Some(bindings::generic_file_read_iter),
-                    // patch: end
-                    // patch: iomap
-                    read_iter: if U::DIRECT_IO.is_some() {
-                        Some(Self::read_iter_callback)
-                    } else {
-                        Some(bindings::generic_file_read_iter)
-                    },
-                    open: if U::DIRECT_IO.is_some() {
-                        Some(Self::open_callback)
-                    } else {
-                        Some(bindings::generic_file_open)
-                    },
-                    // patch: end
-                    // patch: !iomap
-                    // open: Some(bindings::generic_file_open),
-                    // patch: end
-                    splice_read: Some(bindings::filemap_splice_read),
-                    mmap_prepare: Some(bindings::generic_file_readonly_mmap_prepare),
-                    unlocked_ioctl: Self::IOCTL,
-                    compat_ioctl: Self::COMPAT_IOCTL,
-                    fsync: U::FSYNC.callback(),
-                    setlease: Self::SETLEASE,
-                    ..pin_init::zeroed()
-                }
-            };
-
-            const SETLEASE: Option<
-                unsafe extern "C" fn(
-                    *mut bindings::file,
-                    c_int,
-                    *mut *mut bindings::file_lease,
-                    *mut *mut c_void,
-                ) -> c_int,
-            > = if U::LEASES {
-                Some(bindings::generic_setlease)
-            } else {
-                None
-            };
-
-            const IOCTL: Option<
-                unsafe extern "C" fn(*mut bindings::file, c_uint, c_ulong) -> c_long,
-            > = if U::HAS_IOCTL {
-                Some(Self::ioctl_callback)
-            } else {
-                None
-            };
-
-            // patch: iomap
-            /// # Safety
-            ///
-            /// `open` of `struct file_operations`: `file` is a file being opened.
-            unsafe extern "C" fn open_callback(
-                inode: *mut bindings::inode,
-                file: *mut bindings::file,
-            ) -> c_int {
-                // SAFETY: `inode` and `file` are valid: the file is being opened on the inode.
-                let ret = unsafe { bindings::generic_file_open(inode, file) };
-                if ret != 0 {
-                    return ret;
-                }
-                // Only tables with `DIRECT_IO` have this callback: direct reads are served.
-                // SAFETY: The file is being opened, not shared yet, so nothing else writes
-                // `f_mode`.
-                unsafe { (*file).f_mode |= bindings::FMODE_CAN_ODIRECT };
-                0
-            }
-
-            /// # Safety
-            ///
-            /// `read_iter` of `struct file_operations`: `iocb` and `to` are valid for the call,
-            /// on a file opened on an inode of `T`.
-            unsafe extern "C" fn read_iter_callback(
-                iocb: *mut bindings::kiocb,
-                to: *mut bindings::iov_iter,
-            ) -> isize {
-                // SAFETY: `iocb` is valid.
-                let direct = unsafe { (*iocb).ki_flags } & bindings::IOCB_DIRECT as c_int != 0;
-                match U::DIRECT_IO {
-                    // SAFETY: The arguments are valid, on a file of an inode of `T`.
-                    Some(dio) if direct => unsafe { dio.read(iocb, to) },
-                    // SAFETY: The arguments are valid.
-                    _ => unsafe { bindings::generic_file_read_iter(iocb, to) },
-                }
-            }
-            // patch: end
-
-            const COMPAT_IOCTL: Option<
-                unsafe extern "C" fn(*mut bindings::file, c_uint, c_ulong) -> c_long,
-            > = if cfg!(CONFIG_COMPAT) && U::HAS_COMPAT_IOCTL {
-                Some(Self::compat_ioctl_callback)
-            } else {
-                None
-            };
-
-            /// # Safety
-            ///
-            /// `compat_ioctl` of `struct file_operations`: `file` is a valid file opened on an
-            /// inode of `T`.
-            unsafe extern "C" fn compat_ioctl_callback(
-                file: *mut bindings::file,
-                cmd: c_uint,
-                arg: c_ulong,
-            ) -> c_long {
-                // SAFETY: The C API guarantees that `file` is valid for the duration of the
-                // call, opened on an inode that got this table, hence of file system `T`.
-                let file = unsafe { File::<T>::from_raw(file) };
-                match U::compat_ioctl(file, cmd, arg) {
-                    Ok(r) => r as c_long,
-                    Err(e) => e.to_errno() as c_long,
-                }
-            }
-
-            /// # Safety
-            ///
-            /// `unlocked_ioctl` of `struct file_operations`: `file` is a valid file opened on an
-            /// inode of `T`.
-            unsafe extern "C" fn ioctl_callback(
-                file: *mut bindings::file,
-                cmd: c_uint,
-                arg: c_ulong,
-            ) -> c_long {
-                // SAFETY: The C API guarantees that `file` is valid for the duration of the
-                // call, opened on an inode that got this table, hence of file system `T`.
-                let file = unsafe { File::<T>::from_raw(file) };
-                match U::ioctl(file, cmd, arg) {
-                    Ok(r) => r as c_long,
-                    Err(e) => e.to_errno() as c_long,
-                }
-            }
-
-            /// # Safety
-            ///
-            /// `iterate_shared` of `struct file_operations`: `file` is a valid file opened on a
-            /// directory of `T` and `ctx_ptr` a valid `dir_context` used only by this call.
-            unsafe extern "C" fn read_dir_callback(
-                file: *mut bindings::file,
-                ctx_ptr: *mut bindings::dir_context,
-            ) -> c_int {
-                from_result(|| {
-                    // SAFETY: The C API guarantees that `file` is valid for the duration of the
-                    // call, opened on an inode that got this table, hence of file system `T`.
-                    let file = unsafe { File::<T>::from_raw(file) };
-                    // SAFETY: The C API guarantees that this is the only reference to the
-                    // `dir_context` instance during the call.
-                    let emitter = unsafe { &mut *ctx_ptr.cast::<DirEmitter>() };
-                    U::read_dir(file, emitter)?;
-                    Ok(0)
-                })
-            }
+impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> FileOperationsVTable<T, U> {
+    const VTABLE: bindings::file_operations = if U::HAS_READ_DIR {
+        bindings::file_operations {
+            llseek: Some(bindings::generic_file_llseek),
+            read: Some(bindings::generic_read_dir),
+            iterate_shared: Some(Self::read_dir_callback),
+            unlocked_ioctl: Self::IOCTL,
+            compat_ioctl: Self::COMPAT_IOCTL,
+            fsync: U::FSYNC.callback(),
+            setlease: Self::SETLEASE,
+            ..pin_init::zeroed()
         }
-        Self(&Table::<T, U>::TABLE, !U::HAS_READ_DIR, PhantomData)
+    } else {
+        bindings::file_operations {
+            llseek: Some(bindings::generic_file_llseek),
+            // patch: !iomap
+            // read_iter: Some(bindings::generic_file_read_iter),
+            // patch: end
+            // patch: iomap
+            read_iter: if U::DIRECT_IO.is_some() {
+                Some(Self::read_iter_callback)
+            } else {
+                Some(bindings::generic_file_read_iter)
+            },
+            open: if U::DIRECT_IO.is_some() {
+                Some(Self::open_callback)
+            } else {
+                Some(bindings::generic_file_open)
+            },
+            // patch: end
+            // patch: !iomap
+            // open: Some(bindings::generic_file_open),
+            // patch: end
+            splice_read: Some(bindings::filemap_splice_read),
+            mmap_prepare: Some(bindings::generic_file_readonly_mmap_prepare),
+            unlocked_ioctl: Self::IOCTL,
+            compat_ioctl: Self::COMPAT_IOCTL,
+            fsync: U::FSYNC.callback(),
+            setlease: Self::SETLEASE,
+            ..pin_init::zeroed()
+        }
+    };
+
+    const SETLEASE: Option<
+        unsafe extern "C" fn(
+            *mut bindings::file,
+            c_int,
+            *mut *mut bindings::file_lease,
+            *mut *mut c_void,
+        ) -> c_int,
+    > = if U::LEASES {
+        Some(bindings::generic_setlease)
+    } else {
+        None
+    };
+
+    const IOCTL: Option<unsafe extern "C" fn(*mut bindings::file, c_uint, c_ulong) -> c_long> =
+        if U::HAS_IOCTL {
+            Some(Self::ioctl_callback)
+        } else {
+            None
+        };
+
+    // patch: iomap
+    /// # Safety
+    ///
+    /// `open` of `struct file_operations`: `file` is a file being opened.
+    unsafe extern "C" fn open_callback(
+        inode: *mut bindings::inode,
+        file: *mut bindings::file,
+    ) -> c_int {
+        // SAFETY: `inode` and `file` are valid: the file is being opened on the inode.
+        let ret = unsafe { bindings::generic_file_open(inode, file) };
+        if ret != 0 {
+            return ret;
+        }
+        // Only tables with `DIRECT_IO` have this callback: direct reads are served.
+        // SAFETY: The file is being opened, not shared yet, so nothing else writes
+        // `f_mode`.
+        unsafe { (*file).f_mode |= bindings::FMODE_CAN_ODIRECT };
+        0
     }
 
-    /// The C `generic_ro_fops` table: read-only regular files read through the page cache.
-    #[inline]
-    pub const fn generic_ro() -> Self {
-        // SAFETY: `generic_ro_fops` is a static table that never changes.
-        Self(unsafe { &bindings::generic_ro_fops }, true, PhantomData)
+    /// # Safety
+    ///
+    /// `read_iter` of `struct file_operations`: `iocb` and `to` are valid for the call,
+    /// on a file opened on an inode of `T`.
+    unsafe extern "C" fn read_iter_callback(
+        iocb: *mut bindings::kiocb,
+        to: *mut bindings::iov_iter,
+    ) -> isize {
+        // SAFETY: `iocb` is valid.
+        let direct = unsafe { (*iocb).ki_flags } & bindings::IOCB_DIRECT as c_int != 0;
+        match U::DIRECT_IO {
+            // SAFETY: The arguments are valid, on a file of an inode of `T`.
+            Some(dio) if direct => unsafe { dio.read(iocb, to) },
+            // SAFETY: The arguments are valid.
+            _ => unsafe { bindings::generic_file_read_iter(iocb, to) },
+        }
+    }
+    // patch: end
+
+    const COMPAT_IOCTL: Option<
+        unsafe extern "C" fn(*mut bindings::file, c_uint, c_ulong) -> c_long,
+    > = if cfg!(CONFIG_COMPAT) && U::HAS_COMPAT_IOCTL {
+        Some(Self::compat_ioctl_callback)
+    } else {
+        None
+    };
+
+    /// # Safety
+    ///
+    /// `compat_ioctl` of `struct file_operations`: `file` is a valid file opened on an
+    /// inode of `T`.
+    unsafe extern "C" fn compat_ioctl_callback(
+        file: *mut bindings::file,
+        cmd: c_uint,
+        arg: c_ulong,
+    ) -> c_long {
+        // SAFETY: The C API guarantees that `file` is valid for the duration of the
+        // call, opened on an inode that got this table, hence of file system `T`.
+        let file = unsafe { File::<T>::from_raw(file) };
+        match U::compat_ioctl(file, cmd, arg) {
+            Ok(r) => r as c_long,
+            Err(e) => e.to_errno() as c_long,
+        }
     }
 
-    /// Returns the raw table.
+    /// # Safety
+    ///
+    /// `unlocked_ioctl` of `struct file_operations`: `file` is a valid file opened on an
+    /// inode of `T`.
+    unsafe extern "C" fn ioctl_callback(
+        file: *mut bindings::file,
+        cmd: c_uint,
+        arg: c_ulong,
+    ) -> c_long {
+        // SAFETY: The C API guarantees that `file` is valid for the duration of the
+        // call, opened on an inode that got this table, hence of file system `T`.
+        let file = unsafe { File::<T>::from_raw(file) };
+        match U::ioctl(file, cmd, arg) {
+            Ok(r) => r as c_long,
+            Err(e) => e.to_errno() as c_long,
+        }
+    }
+
+    /// # Safety
+    ///
+    /// `iterate_shared` of `struct file_operations`: `file` is a valid file opened on a
+    /// directory of `T` and `ctx_ptr` a valid `dir_context` used only by this call.
+    unsafe extern "C" fn read_dir_callback(
+        file: *mut bindings::file,
+        ctx_ptr: *mut bindings::dir_context,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: The C API guarantees that `file` is valid for the duration of the
+            // call, opened on an inode that got this table, hence of file system `T`.
+            let file = unsafe { File::<T>::from_raw(file) };
+            // SAFETY: The C API guarantees that this is the only reference to the
+            // `dir_context` instance during the call.
+            let emitter = unsafe { &mut *ctx_ptr.cast::<DirEmitter>() };
+            U::read_dir(file, emitter)?;
+            Ok(0)
+        })
+    }
+
+    /// Returns the table.
     #[inline]
-    pub(crate) const fn as_ptr(&self) -> *const bindings::file_operations {
-        self.0
+    pub(crate) const fn build() -> &'static bindings::file_operations {
+        &Self::VTABLE
     }
 }

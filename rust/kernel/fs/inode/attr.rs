@@ -62,7 +62,7 @@ impl core::ops::BitOrAssign for Flags {
     }
 }
 
-/// `statx` attribute bits (`STATX_ATTR_*`), for [`Stat::add_attributes`].
+/// `statx` attribute bits (`STATX_ATTR_*`), for [`Kstat::add_attributes`].
 pub mod statx_attr {
     use crate::bindings;
 
@@ -87,14 +87,14 @@ pub mod statx_attr {
 /// # Invariants
 ///
 /// `stat` is valid for write for `'a`, and only this object writes to it.
-pub struct Stat<'a> {
+pub struct Kstat<'a> {
     stat: *mut bindings::kstat,
     request_mask: u32,
     query_flags: u32,
     _p: PhantomData<&'a mut bindings::kstat>,
 }
 
-impl Stat<'_> {
+impl Kstat<'_> {
     /// The `STATX_*` fields the caller asked for.
     #[inline]
     pub fn request_mask(&self) -> u32 {
@@ -163,7 +163,7 @@ pub(crate) unsafe extern "C" fn getattr_callback<
     let inode = unsafe { INode::<T>::from_raw(inode_ptr) };
     // INVARIANT: `stat` is valid for write during the call, and only `st` writes it
     // until the method returns.
-    let mut st = Stat {
+    let mut st = Kstat {
         stat,
         request_mask,
         query_flags,

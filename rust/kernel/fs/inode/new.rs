@@ -11,7 +11,7 @@ use super::Flags;
 // patch: link
 use super::usercopy_allowed;
 // patch: end
-use super::{INode, INodeWithData, Ops, Timespec, Type};
+use super::{FileType, INode, INodeOperations, INodeOperationsVTable, INodeWithData, Timespec};
 use crate::fs::FileSystem;
 use crate::sync::aref::ARef;
 use crate::{bindings, prelude::*};
@@ -28,8 +28,6 @@ use core::{mem::ManuallyDrop, ptr};
 // patch: link
 /// The third is the [`INodeOperations::inline_link`] of its inode operations, asked for the target
 /// once the data is in place.
-///
-/// [`INodeOperations::inline_link`]: super::INodeOperations::inline_link
 // patch: end
 ///
 /// [`SuperBlock::iget`]: crate::fs::sb::SuperBlock::iget
@@ -65,13 +63,14 @@ impl<T: FileSystem> NewINode<T> {
         self.0.as_ptr()
     }
 
-    /// Sets the inode operations of the new inode (`i_op`); without this it keeps the VFS
-    /// default (empty) table.
-    pub fn set_inode_ops(&mut self, ops: Ops<T>) -> &mut Self {
+    /// Sets the inode operations of the new inode (`i_op`) to those of `U`; without this it
+    /// keeps the VFS default (empty) table.
+    #[inline]
+    pub fn set_inode_ops<U: INodeOperations<FileSystem = T>>(&mut self) -> &mut Self {
         // SAFETY: The inode is new and exclusively ours; the table is static.
-        unsafe { (*self.as_ptr()).i_op = ops.as_ptr() };
+        unsafe { (*self.as_ptr()).i_op = INodeOperationsVTable::<T, U>::build() };
         // patch: link
-        if ops.page_link {
+        if U::PAGE_LINK {
             // `page_get_link` takes the kernel address of the folio (`folio_address`), which a
             // folio in high memory does not have: it BUGs unless the mapping's folios are
             // allocated without `__GFP_HIGHMEM`.
@@ -79,7 +78,11 @@ impl<T: FileSystem> NewINode<T> {
             unsafe { bindings::inode_nohighmem(self.as_ptr()) };
             self.1 = true;
         }
-        self.2 = ops.inline_link;
+        self.2 = if U::HAS_INLINE_LINK {
+            Some(U::inline_link)
+        } else {
+            None
+        };
         // patch: end
         self
     }
@@ -91,13 +94,13 @@ impl<T: FileSystem> NewINode<T> {
     /// [`AddressSpaceOperations::read_folio`](crate::fs::address_space::AddressSpaceOperations)):
     /// `read(2)`, `mmap` or the link walk would make C call a NULL `read_folio`.
     #[inline]
-    pub(crate) fn init(self, params: Params<T>) -> Result<ARef<INode<T>>> {
+    pub(crate) fn init(self, params: INodeParams<T>) -> Result<ARef<INode<T>>> {
         let inode_ptr = self.0.as_ptr();
         let mode = (params.typ.mode_bits() | (u32::from(params.mode) & 0o7777)) as u16;
         // Special inodes get the operations of their kind from `init_special_inode` below.
         let special = matches!(
             params.typ,
-            Type::Chr(_) | Type::Blk(_) | Type::Fifo | Type::Sock
+            FileType::Chr(_) | FileType::Blk(_) | FileType::Fifo | FileType::Sock
         );
         // SAFETY: The inode and its mapping are valid; the operations of a mapping are NULL or a
         // valid static table, set only while the inode is new.
@@ -116,11 +119,11 @@ impl<T: FileSystem> NewINode<T> {
             let inode = &mut *inode_ptr;
             inode.i_mode = mode;
             match params.typ {
-                Type::Chr(dev) | Type::Blk(dev) => {
+                FileType::Chr(dev) | FileType::Blk(dev) => {
                     bindings::init_special_inode(inode, mode, dev.to_kdev());
                 }
-                Type::Fifo | Type::Sock => bindings::init_special_inode(inode, mode, 0),
-                Type::Dir | Type::Reg | Type::Lnk => {}
+                FileType::Fifo | FileType::Sock => bindings::init_special_inode(inode, mode, 0),
+                FileType::Dir | FileType::Reg | FileType::Lnk => {}
             }
             bindings::set_nlink(inode, params.nlink);
             // `i_uid_write`/`i_gid_write`: `make_kuid`/`make_kgid` map the ids into the
@@ -201,9 +204,9 @@ impl<T: FileSystem> Drop for NewINode<T> {
 /// Parameters of a new inode, returned by the `init` closure of [`SuperBlock::iget`].
 ///
 /// [`SuperBlock::iget`]: crate::fs::sb::SuperBlock::iget
-pub struct Params<T: FileSystem> {
+pub struct INodeParams<T: FileSystem> {
     /// The type of the inode.
-    pub typ: Type,
+    pub typ: FileType,
     /// The permission bits (and setuid/setgid/sticky) of the inode.
     pub mode: u16,
     /// Size of the contents in bytes.

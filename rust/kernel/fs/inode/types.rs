@@ -9,7 +9,7 @@ use crate::{bindings, prelude::*};
 
 /// The type of an inode.
 #[derive(Copy, Clone, PartialEq, Eq)]
-pub enum Type {
+pub enum FileType {
     /// Directory.
     Dir,
     /// Regular file.
@@ -26,16 +26,16 @@ pub enum Type {
     Sock,
 }
 
-impl Type {
+impl FileType {
     pub(super) fn mode_bits(self) -> u32 {
         match self {
-            Type::Dir => bindings::S_IFDIR,
-            Type::Reg => bindings::S_IFREG,
-            Type::Lnk => bindings::S_IFLNK,
-            Type::Fifo => bindings::S_IFIFO,
-            Type::Chr(_) => bindings::S_IFCHR,
-            Type::Blk(_) => bindings::S_IFBLK,
-            Type::Sock => bindings::S_IFSOCK,
+            FileType::Dir => bindings::S_IFDIR,
+            FileType::Reg => bindings::S_IFREG,
+            FileType::Lnk => bindings::S_IFLNK,
+            FileType::Fifo => bindings::S_IFIFO,
+            FileType::Chr(_) => bindings::S_IFCHR,
+            FileType::Blk(_) => bindings::S_IFBLK,
+            FileType::Sock => bindings::S_IFSOCK,
         }
     }
 }
