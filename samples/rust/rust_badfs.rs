@@ -29,7 +29,19 @@
 //!   the locked new inode, so the next lookup fails again instead of waiting for it forever);
 //! - `holder`: a symbolic link whose inode data holds a reference to `xattrs`' inode, and whose
 //!   `get_link` borrows the target from that other inode's data (the bindings copy it: hardened
-//!   usercopy checks it against the other inode's object).
+//!   usercopy checks it against the other inode's object);
+//! - `holes`: an 8 KiB file whose `fiemap` maps with a mapper that finds only holes, for any
+//!   length asked (the bindings clamp the length to the size: two holes, not 2^51);
+//! - `bigino`: a file whose inode number does not fit in 32 bits, with the ino32 file handles of
+//!   its export operations (the bindings refuse the handle, `EOVERFLOW`, instead of one that
+//!   names inode 2).
+//!
+//! Two names reach across superblocks, through an inode slot shared by every mount of the type:
+//! looking up `stash` puts `xattrs`' inode of this superblock in the slot (and finds nothing), and
+//! looking up `foreign` returns the inode in the slot, of another superblock (the bindings refuse
+//! to splice it: `EIO`); a mount with `-o foreign_root` makes the inode in the slot its root (the
+//! bindings fail the mount: `EINVAL`). The slot is allocated on first use and lives as long as the
+//! module (its box leaks when the module is removed, as a sample may not free a static).
 //!
 //! Its parameters `owner=UID` and `count=N` share an option number (the bindings read each as the
 //! kind of the spec that matched it, a count not as a uid); the root is owned by `owner`, and a
@@ -48,12 +60,13 @@ use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, Block
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::file::{File, FileOperations};
 use kernel::fs::inode::{self, FileType, INode, INodeOperations, Link, NewINode, UNIX_EPOCH};
-use kernel::fs::iomap::DirectIo;
+use kernel::fs::export::ExportOperations;
+use kernel::fs::iomap::{self, DirectIo, Fiemap};
 use kernel::fs::param;
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
 use kernel::fs::xattr::{self, XattrHandler};
 use kernel::prelude::*;
-use kernel::sync::{aref::ARef, SetOnce};
+use kernel::sync::{aref::ARef, Mutex, SetOnce};
 
 kernel::module_fs! {
     type: BadFs,
@@ -66,7 +79,7 @@ kernel::module_fs! {
 const ROOT_INO: u64 = 1;
 
 /// The entries of the root: name, inode number, type.
-const ENTRIES: [(&[u8], u64); 10] = [
+const ENTRIES: [(&[u8], u64); 12] = [
     (b"xattrs", 2),
     (b"noaops", 3),
     (b"owned", 4),
@@ -77,7 +90,12 @@ const ENTRIES: [(&[u8], u64); 10] = [
     (b"partial", 9),
     (b"failing", 10),
     (b"holder", 11),
+    (b"holes", 12),
+    (b"bigino", BIG_INO),
 ];
+
+/// The inode number of `bigino`: 2 in its low 32 bits.
+const BIG_INO: u64 = (1 << 32) | 2;
 
 /// A value whose `Drop` may sleep (it says so to `CONFIG_DEBUG_ATOMIC_SLEEP`).
 struct Sleeper;
@@ -97,33 +115,55 @@ struct BadINode {
     _sleeper: Sleeper,
 }
 
-/// Per-superblock data: a reference to an inode, taken when the root is set up, and the owner
-/// of the root.
+/// Per-superblock data: a reference to an inode, taken when the root is set up, and the options.
 struct BadData {
     held: SetOnce<ARef<INode<BadFs>>>,
+    options: BadOptions,
+}
+
+/// The mount options: the owner of the root, and whether the root is the inode in the slot.
+#[derive(Clone, Copy, Default)]
+struct BadOptions {
     owner: u32,
+    foreign_root: bool,
 }
 
 /// `owner=UID` and `count=N`, under one option number.
 const OPT_SHARED: u8 = 0;
+const OPT_FOREIGN_ROOT: u8 = 1;
 const PARAMETERS: param::SpecTable = param::SpecTable::new(&[
     param::Spec::uid(c"owner", OPT_SHARED),
     param::Spec::u32(c"count", OPT_SHARED),
+    param::Spec::flag(c"foreign_root", OPT_FOREIGN_ROOT),
     param::Spec::END,
 ]);
+
+/// The slot shared by all superblocks of the type: an inode of one of them.
+type Slot = Mutex<Option<ARef<INode<BadFs>>>>;
+static SLOT: SetOnce<Pin<KBox<Slot>>> = SetOnce::new();
+
+/// Returns the slot, allocating it on first use.
+fn slot() -> Result<&'static Slot> {
+    if SLOT.as_ref().is_none() {
+        // Another thread may have populated it meanwhile: this box is then dropped.
+        SLOT.populate(KBox::pin_init(kernel::new_mutex!(None), GFP_KERNEL)?);
+    }
+    SLOT.as_ref().map(|s| &**s).ok_or(ENOMEM)
+}
 
 struct BadFs;
 
 impl kernel::fs::FileSystem for BadFs {
     type Data = BadData;
     type INodeData = BadINode;
-    type Options = u32;
+    type Options = BadOptions;
     const PARAMETERS: param::SpecTable = PARAMETERS;
 
-    /// The owner of the root: the uid given, or 0.
-    fn parse_param(owner: &mut u32, p: param::Param<'_>) -> Result {
-        match p.value {
-            param::Value::Id(uid) => *owner = uid,
+    /// The owner of the root: the uid given, or 0; `foreign_root`.
+    fn parse_param(o: &mut BadOptions, p: param::Param<'_>) -> Result {
+        match (p.opt, p.value) {
+            (OPT_SHARED, param::Value::Id(uid)) => o.owner = uid,
+            (OPT_FOREIGN_ROOT, param::Value::Flag(negated)) => o.foreign_root = !negated,
             _ => return Err(EINVAL),
         }
         Ok(())
@@ -133,9 +173,10 @@ impl kernel::fs::FileSystem for BadFs {
 
     fn fill_super(
         sb: &mut SuperBlock<Self, sb::New>,
-        owner: &u32,
+        options: &BadOptions,
     ) -> Result<sb::SuperParams<BadData>> {
         sb.set_xattr_handlers(XATTR_HANDLERS);
+        sb.set_export_ops::<Self>();
         // No block device: the block-size calls must fail (they read `s_bdev`).
         if sb.min_blocksize(512) != 0 || sb.set_blocksize(4096).is_ok() {
             pr_err!("block size set without a block device\n");
@@ -149,13 +190,18 @@ impl kernel::fs::FileSystem for BadFs {
             time_gran: 1,
             data: BadData {
                 held: SetOnce::new(),
-                owner: *owner,
+                options: *options,
             },
         })
     }
 
     fn init_root(sb: &SuperBlock<Self>) -> Result<dentry::Root<Self>> {
         sb.data().held.populate(iget(sb, 2)?);
+        if sb.data().options.foreign_root {
+            if let Some(inode) = slot()?.lock().take() {
+                return dentry::Root::try_new(inode);
+            }
+        }
         dentry::Root::try_new(iget(sb, ROOT_INO)?)
     }
 }
@@ -195,8 +241,12 @@ fn init_inode(
             new.set_inode_ops::<NoAopsOps>();
             FileType::Dir
         }
-        2 | 6 | 8..=10 => {
+        2 | 6 | 8..=10 | BIG_INO => {
             new.set_inode_ops::<XattrsOps>();
+            FileType::Reg
+        }
+        12 => {
+            new.set_inode_ops::<HolesOps>();
             FileType::Reg
         }
         4 => {
@@ -235,13 +285,17 @@ fn init_inode(
         typ,
         mode: 0o755,
         size: match ino {
-            8 => 8192,
+            8 | 12 => 8192,
             9 => PARTIAL_SIZE,
             _ => 6,
         },
         blocks: 0,
         nlink: 1,
-        uid: if ino == ROOT_INO { sb.data().owner } else { 0 },
+        uid: if ino == ROOT_INO {
+            sb.data().options.owner
+        } else {
+            0
+        },
         gid: 0,
         ctime: UNIX_EPOCH,
         mtime: UNIX_EPOCH,
@@ -266,6 +320,17 @@ impl INodeOperations for RootOps {
         parent: &INode<BadFs>,
         dentry: dentry::Unhashed<'_, BadFs>,
     ) -> Result<Option<ARef<DEntry<BadFs>>>> {
+        match dentry.name() {
+            b"stash" => {
+                *slot()?.lock() = Some(iget(parent.super_block(), 2)?);
+                return dentry.splice_alias(None);
+            }
+            b"foreign" => {
+                let inode = slot()?.lock().take();
+                return dentry.splice_alias(inode);
+            }
+            _ => {}
+        }
         let found = ENTRIES.iter().find(|(name, _)| *name == dentry.name());
         let inode = match found {
             Some((_, ino)) => Some(iget(parent.super_block(), *ino)?),
@@ -352,6 +417,42 @@ struct PageLinkOps;
 impl INodeOperations for PageLinkOps {
     type FileSystem = BadFs;
     const PAGE_LINK: bool = true;
+}
+
+/// Maps no block at all: every block is a hole.
+struct NoBlocks;
+
+impl BlockMapper for NoBlocks {
+    type FileSystem = BadFs;
+
+    fn map_blocks(_inode: &INode<BadFs>, _iblock: u64, _max: usize) -> Result<Option<BlockRun>> {
+        Ok(None)
+    }
+}
+
+struct HolesOps;
+
+#[vtable]
+impl INodeOperations for HolesOps {
+    type FileSystem = BadFs;
+
+    /// Passes the range asked for (`FIEMAP_MAX_OFFSET` from the probe) on as it is.
+    fn fiemap(inode: &INode<BadFs>, fi: &mut Fiemap<'_>, start: u64, len: u64) -> Result {
+        iomap::fiemap::<NoBlocks>(inode, fi, start, len)
+    }
+}
+
+#[vtable]
+impl ExportOperations for BadFs {
+    type FileSystem = Self;
+
+    fn get_inode(sb: &SuperBlock<Self>, ino: u64, _generation: u32) -> Result<ARef<INode<Self>>> {
+        iget(sb, ino)
+    }
+
+    fn get_parent(child: &DEntry<Self>) -> Result<ARef<INode<Self>>> {
+        iget(child.super_block(), ROOT_INO)
+    }
 }
 
 struct XattrsOps;

@@ -5,11 +5,14 @@
  * is a return value, a link target or an errno name. Run as root, then again
  * as an unprivileged user (BADFS_UID=N). BADFS_ONLY=GROUP runs one group of
  * calls: align, xattr, noaops, noread, blocks, partial, failing, owned,
- * inlink, holder.
+ * inlink, holder, bigino, holes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +166,33 @@ int main(int argc, char **argv)
 	GROUP("holder") {
 		link_target("readlink holder", P("holder"));
 		result("stat through holder", stat(P("holder"), &st));
+	}
+	/* An inode number above 32 bits: no ino32 handle (it would name inode 2). */
+	GROUP("bigino") {
+		struct { struct file_handle h; unsigned char f[64]; } fh;
+		int mnt;
+
+		fh.h.handle_bytes = sizeof(fh.f);
+		result("handle bigino", name_to_handle_at(AT_FDCWD, P("bigino"), &fh.h, &mnt, 0));
+	}
+	/*
+	 * FIEMAP of everything on a file whose mapper finds only holes: the
+	 * length is clamped to the size, two holes, no extent (last: on a
+	 * binding without the clamp it does not return).
+	 */
+	GROUP("holes") {
+		struct { struct fiemap f; struct fiemap_extent e[4]; } m;
+		int fd = open(P("holes"), O_RDONLY);
+
+		memset(&m, 0, sizeof(m));
+		m.f.fm_length = FIEMAP_MAX_OFFSET;
+		m.f.fm_extent_count = 4;
+		if (fd < 0 || ioctl(fd, FS_IOC_FIEMAP, &m.f) < 0)
+			result("fiemap holes", -1);
+		else
+			result("fiemap holes", m.f.fm_mapped_extents);
+		if (fd >= 0)
+			close(fd);
 	}
 	return 0;
 }

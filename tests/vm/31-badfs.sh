@@ -15,7 +15,8 @@
 # inode references held in inode data and in the superblock's data are
 # released at put_super (no "Busy inodes after unmount"); a parameter is read
 # as the kind of the spec that matched it, not of the first spec with its
-# option number.
+# option number; a file of holes gives FIEMAP in bounded time (the length is
+# clamped to the size), and a 64-bit inode number no 32-bit file handle.
 # As root and as an unprivileged user; dmesg must stay clean (debug kernel:
 # KASAN, HARDENED_USERCOPY, DEBUG_ATOMIC_SLEEP, lockdep).
 . /tests/lib.sh
@@ -46,7 +47,9 @@ lstat failing again = EIO
 readlink inlink = xattrs
 stat through inlink = 0
 readlink holder = xattrs
-stat through holder = 0"
+stat through holder = 0
+handle bigino = EOVERFLOW
+fiemap holes = 0"
 i=0
 while [ $i -lt 20 ]; do
 	mount -t rust-badfs none /mnt/b || fail "mount"

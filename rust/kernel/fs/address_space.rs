@@ -13,6 +13,10 @@ use crate::error::{code::*, from_result, Result};
 use crate::prelude::*;
 use crate::sync::aref::{ARef, AlwaysRefCounted};
 use crate::{bindings, types::Opaque};
+// patch: ondisk
+use crate::transmute::FromBytes;
+use core::mem::{size_of, MaybeUninit};
+// patch: end
 use core::{marker::PhantomData, ptr::NonNull};
 
 /// A folio of the page cache of an inode of file system `T`.
@@ -137,7 +141,7 @@ impl<T: FileSystem> Folio<T> {
 /// through the block device for buffer cache folios), so no Rust reference to these bytes is
 /// ever made. Runs of bytes are copied with C `memcpy` into memory the caller owns
 /// ([`MappedBytes::read`]) or handed to C ([`DirEmitter::emit_mapped`]); the few bytes of a
-/// field ([`MappedBytes::le32`]) and names being compared ([`MappedBytes::matches`]) are read
+/// record (`MappedBytes::read_record`) and names being compared ([`MappedBytes::matches`]) are read
 /// with volatile loads, which the kernel treats as C's `READ_ONCE` (as upstream `File::flags`
 /// does for a field other threads write): a racing write gives old or new bytes. Two reads of
 /// the same bytes may differ, so a caller that checked some bytes must still bound every value
@@ -190,45 +194,51 @@ impl MappedBytes<'_> {
         Ok(())
     }
 
-    /// Returns the `N` little-endian 32-bit words at `offset` (the fields of on-disk records),
-    /// read with volatile loads and no call: a 32-bit load per word if `offset` is aligned for
-    /// it, else a load per byte.
+    // patch: ondisk
+    /// Copies the record at `offset` out of the mapped bytes (an on-disk record, see
+    /// [`on_disk_record!`](crate::on_disk_record)), read with volatile loads and no call: a 32-bit
+    /// load per word if `offset` is aligned for it and the record is made of words, else a load
+    /// per byte. A concurrent write to the page gives, for each load, the old or the new bytes.
     ///
-    /// Fails with `EINVAL` if they are not within the mapped bytes.
+    /// Fails with `EINVAL` if the record is not within the mapped bytes.
     #[inline]
-    pub fn le32<const N: usize>(&self, offset: usize) -> Result<[u32; N]> {
-        let src = self.range(offset, N.checked_mul(4).ok_or(EINVAL)?)?;
-        let mut w = [0u32; N];
-        if src.cast::<u32>().is_aligned() {
-            for (k, v) in w.iter_mut().enumerate() {
-                // SAFETY: By the type invariants and `range`, `src` has `4 * N` mapped bytes,
-                // which are `N` aligned words, and `k < N`. The load is volatile, as
-                // `READ_ONCE`: a concurrent write to the page gives the old or the new word.
-                *v = u32::from_le(unsafe { src.cast::<u32>().add(k).read_volatile() });
+    pub fn read_record<R: FromBytes>(&self, offset: usize) -> Result<R> {
+        let n = size_of::<R>();
+        let src = self.range(offset, n)?;
+        let mut r = MaybeUninit::<R>::uninit();
+        let dst = r.as_mut_ptr().cast::<u8>();
+        if n % 4 == 0 && src.cast::<u32>().is_aligned() {
+            for k in 0..n / 4 {
+                // SAFETY: By the type invariants and `range`, `src` has `n` mapped bytes, which
+                // are `n / 4` aligned words, and `k < n / 4`; `dst` is valid for `n` bytes of
+                // writes (the record), at any alignment with `write_unaligned`. The load is
+                // volatile, as `READ_ONCE`.
+                unsafe {
+                    let w = src.cast::<u32>().add(k).read_volatile();
+                    dst.add(4 * k).cast::<u32>().write_unaligned(w);
+                }
             }
         } else {
-            for (k, v) in w.iter_mut().enumerate() {
-                let mut b = [0u8; 4];
-                for (j, x) in b.iter_mut().enumerate() {
-                    // SAFETY: As above, `src` has `4 * N` mapped bytes, and `4 * k + j` is below
-                    // that.
-                    *x = unsafe { src.add(4 * k + j).read_volatile() };
-                }
-                *v = u32::from_le_bytes(b);
+            for k in 0..n {
+                // SAFETY: As above, `src` has `n` mapped bytes and `dst` room for `n`; `k < n`.
+                unsafe { dst.add(k).write(src.add(k).read_volatile()) };
             }
         }
-        Ok(w)
+        // SAFETY: All `n` bytes of the record were written above, and any bytes are a valid `R`
+        // (`FromBytes`).
+        Ok(unsafe { r.assume_init() })
     }
+    // patch: end
 
     /// Returns whether the bytes at `offset` are `bytes`; `false` if they are not all within the
-    /// mapped bytes. The mapped bytes are read with volatile loads, as in [`Self::le32`].
+    /// mapped bytes. The mapped bytes are read with volatile loads, as records are (`MappedBytes::read_record`).
     #[inline]
     pub fn matches(&self, offset: usize, bytes: &[u8]) -> bool {
         let Ok(src) = self.range(offset, bytes.len()) else {
             return false;
         };
         bytes.iter().enumerate().all(|(k, &b)| {
-            // SAFETY: As in `le32`: `src` has `bytes.len()` mapped bytes and `k` is below that.
+            // SAFETY: As in `read_record`: `src` has `bytes.len()` mapped bytes and `k` is below that.
             unsafe { src.add(k).read_volatile() == b }
         })
     }

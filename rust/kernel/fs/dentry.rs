@@ -112,9 +112,17 @@ impl<'a, T: FileSystem> Unhashed<'a, T> {
     /// Connects the dentry to `inode` (or makes it negative if `None`) (`d_splice_alias`).
     ///
     /// Returns the dentry to use instead of this one if the inode already had one (e.g. a
-    /// directory found through another path), or `None` to use this one.
+    /// directory found through another path), or `None` to use this one. Fails with `EIO`,
+    /// releasing the inode, if the inode belongs to another superblock (of the same type): the
+    /// dentry would outlive it there.
     #[inline]
     pub fn splice_alias(self, inode: Option<ARef<INode<T>>>) -> Result<Option<ARef<DEntry<T>>>> {
+        if let Some(i) = &inode {
+            // SAFETY: The dentry is valid; `d_sb` never changes.
+            if i.super_block().as_ptr() != unsafe { (*self.dentry).d_sb } {
+                return Err(EIO);
+            }
+        }
         let inode_ptr = inode.map_or(core::ptr::null_mut(), |i| {
             ARef::into_raw(i).as_ptr().cast::<bindings::inode>()
         });
@@ -135,13 +143,22 @@ impl<'a, T: FileSystem> Unhashed<'a, T> {
 pub struct Root<T: FileSystem>(NonNull<bindings::dentry>, PhantomData<T>);
 
 impl<T: FileSystem> Root<T> {
-    /// Creates the root dentry of `inode`'s superblock (`d_make_root`).
+    /// Creates the root dentry of `inode`'s superblock (`d_make_root`). The mount fails with
+    /// `EINVAL` if [`FileSystem::init_root`](crate::fs::FileSystem::init_root) returns the root
+    /// of another superblock.
     #[inline]
     pub fn try_new(inode: ARef<INode<T>>) -> Result<Self> {
         // SAFETY: `d_make_root` takes over the reference to the valid inode, even on failure.
         let d = unsafe { bindings::d_make_root(ARef::into_raw(inode).as_ptr().cast()) };
         // INVARIANT: `d_make_root` returns a referenced root dentry or NULL.
         Ok(Self(NonNull::new(d).ok_or(ENOMEM)?, PhantomData))
+    }
+
+    /// Returns the superblock of the root dentry.
+    #[inline]
+    pub(crate) fn sb_ptr(&self) -> *mut bindings::super_block {
+        // SAFETY: The dentry is valid (type invariant); `d_sb` never changes.
+        unsafe { (*self.0.as_ptr()).d_sb }
     }
 
     /// Gives up the dentry reference, returning the raw pointer.

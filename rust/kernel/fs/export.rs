@@ -13,7 +13,7 @@ use crate::bindings;
 use crate::error::Result;
 use crate::prelude::*;
 use crate::sync::aref::ARef;
-use core::marker::PhantomData;
+use core::{marker::PhantomData, ptr};
 
 /// How a file system finds the inodes that file handles name: the Rust side of
 /// `struct export_operations`, with the handle format of `generic_encode_ino32_fh`.
@@ -91,6 +91,9 @@ impl<T: FileSystem, U: ExportOperations<FileSystem = T> + ?Sized> ExportOperatio
         // (`s_export_op` is this table), which are ready.
         let sb = unsafe { SuperBlock::<T>::from_raw(sb) };
         match U::get_inode(sb, ino, generation) {
+            // An inode of another superblock (of the same type) would be attached to a dentry
+            // of this one: a stale handle, as far as this superblock knows.
+            Ok(inode) if !ptr::eq(inode.super_block(), sb) => ESTALE.to_ptr(),
             // The reference goes to `d_obtain_alias`.
             Ok(inode) => ARef::into_raw(inode).as_ptr().cast(),
             Err(e) => e.to_ptr(),
@@ -160,6 +163,8 @@ impl<T: FileSystem, U: ExportOperations<FileSystem = T> + ?Sized> ExportOperatio
         // superblock of this file system.
         let child = unsafe { DEntry::<T>::from_raw(child) };
         let inode = match U::get_parent(child) {
+            // A parent on another superblock would be attached to a dentry of this one.
+            Ok(inode) if !ptr::eq(inode.super_block(), child.super_block()) => EIO.to_ptr(),
             Ok(inode) => ARef::into_raw(inode).as_ptr().cast(),
             Err(e) => e.to_ptr(),
         };

@@ -572,6 +572,11 @@ impl<T: FileSystem> FsContextVTable<T> {
             // SAFETY: The superblock is now fully initialised, with `s_fs_info` set.
             let sb = unsafe { SuperBlock::<T>::from_raw(sb_ptr) };
             let root = T::init_root(sb)?;
+            // The root of another superblock of this type would be this one's `s_root`: it
+            // would outlive the other superblock, which would never see its inode released.
+            if root.sb_ptr() != sb_ptr {
+                return Err(EINVAL);
+            }
 
             // SAFETY: `sb_ptr` is valid; the root dentry reference is transferred to it.
             unsafe { (*sb_ptr).s_root = root.into_raw() };

@@ -5,17 +5,17 @@
 //! On disk an ACL is a 4-byte header (the version) followed by entries of 4 bytes (tag,
 //! permissions) or, for named users and groups, 8 bytes (with the id).
 
-use crate::defs::{le16, le32};
-use crate::superblock::Ext2Fs;
+use crate::ext2::{AclEntry, AclEntryShort, AclHeader, Ext2Fs};
 use crate::xattr;
 use kernel::fs::inode::AclWalk;
 use kernel::fs::posix_acl::{Acl, AclType, Entry, Tag};
 use kernel::prelude::*;
+use kernel::transmute::FromBytes;
 
 const EXT2_ACL_VERSION: u32 = 0x0001;
-const HEADER_SIZE: usize = 4;
-const SHORT_ENTRY_SIZE: usize = 4;
-const ENTRY_SIZE: usize = 8;
+const HEADER_SIZE: usize = core::mem::size_of::<AclHeader>();
+const SHORT_ENTRY_SIZE: usize = core::mem::size_of::<AclEntryShort>();
+const ENTRY_SIZE: usize = core::mem::size_of::<AclEntry>();
 
 // On-disk tags (the `ACL_*` values of the VFS).
 const ACL_USER_OBJ: u16 = 0x01;
@@ -37,7 +37,8 @@ fn count(size: usize) -> Option<usize> {
 
 /// Converts an on-disk ACL (`ext2_acl_from_disk`); `None` for one without entries.
 fn from_disk(value: &[u8]) -> Result<Option<Acl>> {
-    if value.len() < HEADER_SIZE || le32(value, 0) != EXT2_ACL_VERSION {
+    let (header, _) = AclHeader::from_bytes_prefix(value).ok_or(EINVAL)?;
+    if header.a_version.get() != EXT2_ACL_VERSION {
         return Err(EINVAL);
     }
     let n = count(value.len()).ok_or(EINVAL)?;
@@ -47,20 +48,17 @@ fn from_disk(value: &[u8]) -> Result<Option<Acl>> {
     let mut entries = KVec::with_capacity(n, GFP_KERNEL)?;
     let mut p = HEADER_SIZE;
     for _ in 0..n {
-        if p.saturating_add(SHORT_ENTRY_SIZE) > value.len() {
-            return Err(EINVAL);
-        }
-        let perm = le16(value, p.saturating_add(2));
-        let (tag, size) = match le16(value, p) {
+        let rest = value.get(p..).ok_or(EINVAL)?;
+        let (short, _) = AclEntryShort::from_bytes_prefix(rest).ok_or(EINVAL)?;
+        let perm = short.e_perm.get();
+        let (tag, size) = match short.e_tag.get() {
             ACL_USER_OBJ => (Tag::UserObj, SHORT_ENTRY_SIZE),
             ACL_GROUP_OBJ => (Tag::GroupObj, SHORT_ENTRY_SIZE),
             ACL_MASK => (Tag::Mask, SHORT_ENTRY_SIZE),
             ACL_OTHER => (Tag::Other, SHORT_ENTRY_SIZE),
             t @ (ACL_USER | ACL_GROUP) => {
-                if p.saturating_add(ENTRY_SIZE) > value.len() {
-                    return Err(EINVAL);
-                }
-                let id = le32(value, p.saturating_add(4));
+                let (full, _) = AclEntry::from_bytes_prefix(rest).ok_or(EINVAL)?;
+                let id = full.e_id.get();
                 let tag = if t == ACL_USER {
                     Tag::User(id)
                 } else {
@@ -112,5 +110,39 @@ mod tests {
         assert_eq!(count(3), None);
         assert_eq!(count(22), None);
         assert_eq!(count(26), None);
+    }
+
+    /// `ext2_acl_from_disk`: the version, the entry sizes by tag, and the total size are checked.
+    #[test]
+    fn from_disk_as_c() {
+        // Version 1, user::rw-, user:1000:r--, group::r--, mask::r--, other::---: 28 bytes, five
+        // entries (`count`), which end at the end.
+        let ok: [u8; 28] = [
+            1, 0, 0, 0, // a_version
+            0x01, 0, 6, 0, // ACL_USER_OBJ rw-
+            0x02, 0, 4, 0, 0xe8, 3, 0, 0, // ACL_USER 1000 r--
+            0x04, 0, 4, 0, // ACL_GROUP_OBJ r--
+            0x10, 0, 4, 0, // ACL_MASK r--
+            0x20, 0, 0, 0, // ACL_OTHER ---
+        ];
+        assert!(matches!(from_disk(&ok), Ok(Some(_))));
+        // Six short entries in 28 bytes: `count` says five, which end before the end.
+        let short: [u8; 28] = [
+            1, 0, 0, 0, 0x01, 0, 6, 0, 0x04, 0, 4, 0, 0x10, 0, 4, 0, 0x20, 0, 0, 0, 0x20, 0, 0, 0,
+            0x20, 0, 0, 0,
+        ];
+        assert!(from_disk(&short).is_err());
+        // A header alone: no ACL.
+        assert!(matches!(from_disk(&[1, 0, 0, 0]), Ok(None)));
+        // Another version, a truncated entry, a size no count of entries has.
+        let mut v2 = ok;
+        v2[0] = 2;
+        assert!(from_disk(&v2).is_err());
+        assert!(from_disk(&ok[..26]).is_err());
+        assert!(from_disk(&ok[..6]).is_err());
+        // An unknown tag.
+        let mut bad_tag = ok;
+        bad_tag[4] = 0x40;
+        assert!(from_disk(&bad_tag).is_err());
     }
 }

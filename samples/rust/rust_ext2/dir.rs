@@ -2,8 +2,7 @@
 
 //! Directories: `ext2_dir_entry_2` records, their checks and readdir (`fs/ext2/dir.c`).
 
-use crate::defs;
-use crate::superblock::Ext2Fs;
+use crate::ext2::{self, DiskDirEntry, Ext2Fs};
 use kernel::fs::address_space::{Folio, MappedBytes};
 use kernel::fs::file::{DirEmitter, DirEntryType, File, FileOperations, Fsync};
 use kernel::fs::inode::INode;
@@ -11,7 +10,7 @@ use kernel::prelude::*;
 use kernel::sync::aref::ARef;
 
 /// Size of the fixed part of a directory entry.
-const DIR_ENTRY_HEADER: usize = 8;
+const DIR_ENTRY_HEADER: usize = core::mem::size_of::<DiskDirEntry>();
 
 /// Minimal record length for a name of `len` bytes (`EXT2_DIR_REC_LEN`).
 pub(crate) fn rec_len_for(len: u8) -> usize {
@@ -72,7 +71,12 @@ fn check_page(dir: &INode<Ext2Fs>, pos: u64, page: &MappedBytes<'_>) -> Result {
     }
     let mut offs = 0;
     while offs + rec_len_for(1) <= limit {
-        let (ino, rec_len, name_len, _) = header_at(page, offs)?;
+        let EntryHeader {
+            ino,
+            rec_len,
+            name_len,
+            ..
+        } = header_at(page, offs)?;
         let err = if rec_len < rec_len_for(1) {
             Some("rec_len is smaller than minimal")
         } else if rec_len & 3 != 0 {
@@ -141,18 +145,29 @@ pub(crate) fn dir_folio(dir: &INode<Ext2Fs>, n: u64) -> Result<ARef<Folio<Ext2Fs
     Ok(folio)
 }
 
-/// The fixed part of the entry at byte `offs` of a mapped directory page: inode, `rec_len`,
-/// name length and file type. Fails with `EIO` if it is not within the page.
+/// The fixed part of a directory entry, decoded.
+pub(crate) struct EntryHeader {
+    /// The inode number, 0 for an unused entry.
+    pub(crate) ino: u32,
+    /// The length of the record (`ext2_rec_len_from_disk`).
+    pub(crate) rec_len: usize,
+    /// The length of the name.
+    pub(crate) name_len: usize,
+    /// The file type (`EXT2_FT_*`), if the file system records it.
+    pub(crate) file_type: u8,
+}
+
+/// The fixed part of the entry at byte `offs` of a mapped directory page. Fails with `EIO` if it
+/// is not within the page.
 #[inline]
-pub(crate) fn header_at(page: &MappedBytes<'_>, offs: usize) -> Result<(u32, usize, usize, u8)> {
-    // `inode`, then `rec_len`, `name_len` and `file_type` in the second little-endian word.
-    let [ino, w] = page.le32::<2>(offs).map_err(|_| EIO)?;
-    Ok((
-        ino,
-        rec_len_from_disk(w as u16),
-        ((w >> 16) & 0xff) as usize,
-        (w >> 24) as u8,
-    ))
+pub(crate) fn header_at(page: &MappedBytes<'_>, offs: usize) -> Result<EntryHeader> {
+    let de = page.read_record::<DiskDirEntry>(offs).map_err(|_| EIO)?;
+    Ok(EntryHeader {
+        ino: de.inode.get(),
+        rec_len: rec_len_from_disk(de.rec_len.get()),
+        name_len: de.name_len.into(),
+        file_type: de.file_type,
+    })
 }
 
 /// Returns whether the entry at byte `offs` of a mapped directory page, whose name is
@@ -189,13 +204,13 @@ fn dirent_type(has_filetype: bool, t: u8) -> DirEntryType {
         return DirEntryType::Unknown;
     }
     match t {
-        defs::EXT2_FT_REG_FILE => DirEntryType::Reg,
-        defs::EXT2_FT_DIR => DirEntryType::Dir,
-        defs::EXT2_FT_CHRDEV => DirEntryType::Chr,
-        defs::EXT2_FT_BLKDEV => DirEntryType::Blk,
-        defs::EXT2_FT_FIFO => DirEntryType::Fifo,
-        defs::EXT2_FT_SOCK => DirEntryType::Sock,
-        defs::EXT2_FT_SYMLINK => DirEntryType::Lnk,
+        ext2::EXT2_FT_REG_FILE => DirEntryType::Reg,
+        ext2::EXT2_FT_DIR => DirEntryType::Dir,
+        ext2::EXT2_FT_CHRDEV => DirEntryType::Chr,
+        ext2::EXT2_FT_BLKDEV => DirEntryType::Blk,
+        ext2::EXT2_FT_FIFO => DirEntryType::Fifo,
+        ext2::EXT2_FT_SOCK => DirEntryType::Sock,
+        ext2::EXT2_FT_SYMLINK => DirEntryType::Lnk,
         _ => DirEntryType::Unknown,
     }
 }
@@ -252,7 +267,7 @@ impl FileOperations for DirOps {
                 let mut p = offset & !chunk.saturating_sub(1);
                 while p < offset {
                     match header_at(page, p) {
-                        Ok((_, rl, _, _)) if rl != 0 => p = p.saturating_add(rl),
+                        Ok(h) if h.rec_len != 0 => p = p.saturating_add(h.rec_len),
                         _ => break,
                     }
                 }
@@ -263,7 +278,12 @@ impl FileOperations for DirOps {
                     emitter.set_pos((n << PAGE_SHIFT).saturating_add(p as u64) as i64);
                 }
                 while p.saturating_add(rec_len_for(1)) <= last {
-                    let (ino, rec_len, name_len, file_type) = header_at(page, p)?;
+                    let EntryHeader {
+                        ino,
+                        rec_len,
+                        name_len,
+                        file_type,
+                    } = header_at(page, p)?;
                     if rec_len == 0 {
                         pr_err!("error: ext2_readdir: zero-length directory entry\n");
                         return Err(EIO);

@@ -3,7 +3,7 @@
 //! Regular files (`fs/ext2/file.c`): read through the page cache or, with `O_DIRECT`, iomap,
 //! and the ext2 ioctls.
 
-use crate::superblock::Ext2Fs;
+use crate::ext2::Ext2Fs;
 use kernel::fs::file::{File, FileOperations, Fsync};
 use kernel::fs::iomap::DirectIo;
 use kernel::prelude::*;

@@ -2,8 +2,7 @@
 
 //! Inodes: reading them from the inode table and mapping their blocks (`fs/ext2/inode.c`).
 
-use crate::defs::{self, le16, le32};
-use crate::superblock::{Ext2Fs, Ext2Sb};
+use crate::ext2::{self, DiskInode, Ext2Fs, Ext2Inode, Ext2Sb};
 use crate::{dir, namei, symlink, xattr};
 use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, BlockRun, LockedFolio};
 use kernel::fs::dentry::DEntry;
@@ -13,41 +12,13 @@ use kernel::fs::inode::{
     INodeOperations, Kstat, NewINode, Timespec,
 };
 use kernel::fs::iomap;
+use kernel::fs::ondisk::{Le16, Le32};
 use kernel::fs::posix_acl::{self, Acl};
 use kernel::fs::sb::SuperBlock;
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
 use kernel::sync::atomic::Atomic;
-
-/// Per-inode data (`struct ext2_inode_info`).
-pub(crate) struct Ext2Inode {
-    /// `i_block`: direct, indirect, double and triple indirect block numbers; for a fast
-    /// symlink, the target, NUL-terminated (`nd_terminate_link`), as its on-disk bytes.
-    pub(crate) block: [u32; defs::EXT2_N_BLOCKS],
-    /// The extended attribute block, or 0.
-    pub(crate) file_acl: u32,
-    /// `i_blocks`, in 512-byte units.
-    pub(crate) blocks: u32,
-    /// The type bits of `i_mode`.
-    pub(crate) mode: u16,
-    /// `i_flags`: the on-disk inode flags (`EXT2_*_FL`).
-    pub(crate) flags: u32,
-    /// For directories: the page where the last lookup found its name, where the next one starts
-    /// (`i_dir_start_lookup`).
-    pub(crate) dir_start_lookup: Atomic<u64>,
-}
-
-impl Ext2Inode {
-    /// Whether this is a directory.
-    pub(crate) fn is_dir(&self) -> bool {
-        self.mode & mode::S_IFMT == mode::S_IFDIR
-    }
-
-    /// Whether this is a regular file.
-    pub(crate) fn is_reg(&self) -> bool {
-        self.mode & mode::S_IFMT == mode::S_IFREG
-    }
-}
+use kernel::transmute::{AsBytes, FromBytes};
 
 /// Inode operations of regular files (`ext2_file_inode_operations`).
 pub(crate) struct FileOps;
@@ -102,14 +73,14 @@ impl INodeOperations for SpecialOps {
 
 /// The user-visible on-disk flags as `statx` attributes (`ext2_getattr`).
 pub(crate) fn getattr(inode: &INode<Ext2Fs>, stat: &mut Kstat<'_>) -> Result {
-    let flags = inode.data().flags & defs::fl::USER_VISIBLE;
+    let flags = inode.data().flags & ext2::fl::USER_VISIBLE;
     // Tested flag by flag, as C does (this runs for every `stat`).
     let attr = |fl: u32, attr: u64| if flags & fl != 0 { attr } else { 0 };
     stat.add_attributes(
-        attr(defs::fl::APPEND, statx_attr::APPEND)
-            | attr(defs::fl::COMPR, statx_attr::COMPRESSED)
-            | attr(defs::fl::IMMUTABLE, statx_attr::IMMUTABLE)
-            | attr(defs::fl::NODUMP, statx_attr::NODUMP),
+        attr(ext2::fl::APPEND, statx_attr::APPEND)
+            | attr(ext2::fl::COMPR, statx_attr::COMPRESSED)
+            | attr(ext2::fl::IMMUTABLE, statx_attr::IMMUTABLE)
+            | attr(ext2::fl::NODUMP, statx_attr::NODUMP),
         statx_attr::APPEND
             | statx_attr::COMPRESSED
             | statx_attr::ENCRYPTED
@@ -123,18 +94,18 @@ pub(crate) fn getattr(inode: &INode<Ext2Fs>, stat: &mut Kstat<'_>) -> Result {
 /// (`ext2_fileattr_get`).
 pub(crate) fn fileattr_get(dentry: &DEntry<Ext2Fs>, fa: &mut FileAttr<'_>) -> Result {
     let inode = dentry.inode().ok_or(ENOENT)?;
-    fa.fill_flags(inode.data().flags & defs::fl::USER_VISIBLE);
+    fa.fill_flags(inode.data().flags & ext2::fl::USER_VISIBLE);
     Ok(())
 }
 
 /// The VFS flags that the on-disk flags ask for (`ext2_set_inode_flags`).
 fn vfs_flags(flags: u32) -> Flags {
     let vfs = |fl: u32, vfs: Flags| if flags & fl != 0 { vfs } else { Flags::NONE };
-    vfs(defs::fl::SYNC, Flags::SYNC)
-        | vfs(defs::fl::APPEND, Flags::APPEND)
-        | vfs(defs::fl::IMMUTABLE, Flags::IMMUTABLE)
-        | vfs(defs::fl::NOATIME, Flags::NOATIME)
-        | vfs(defs::fl::DIRSYNC, Flags::DIRSYNC)
+    vfs(ext2::fl::SYNC, Flags::SYNC)
+        | vfs(ext2::fl::APPEND, Flags::APPEND)
+        | vfs(ext2::fl::IMMUTABLE, Flags::IMMUTABLE)
+        | vfs(ext2::fl::NOATIME, Flags::NOATIME)
+        | vfs(ext2::fl::DIRSYNC, Flags::DIRSYNC)
 }
 
 #[vtable]
@@ -197,6 +168,43 @@ fn check_block(inode: &INode<Ext2Fs>, block: u32) -> Result {
 /// How many entries of an indirect block [`map_blocks`] copies at a time.
 const WINDOW: usize = 64;
 
+/// Returns the offsets from `i_block` down to the entry that maps logical block `iblock`, and
+/// their number (`ext2_block_to_path`), for blocks of `1 << ptrs_bits` entries; `None` beyond
+/// what the triple indirect block maps.
+#[allow(clippy::arithmetic_side_effects)]
+fn block_to_path(iblock: u64, ptrs_bits: u32) -> Option<([usize; 4], usize)> {
+    let ptrs = 1u64 << ptrs_bits;
+    let direct = ext2::EXT2_NDIR_BLOCKS as u64;
+    let mut path = [0usize; 4];
+    let mut i = iblock;
+    if i < direct {
+        path[0] = i as usize;
+        return Some((path, 1));
+    }
+    i -= direct;
+    if i < ptrs {
+        path[0] = ext2::EXT2_NDIR_BLOCKS;
+        path[1] = i as usize;
+        return Some((path, 2));
+    }
+    i -= ptrs;
+    if i < ptrs * ptrs {
+        path[0] = ext2::EXT2_NDIR_BLOCKS + 1;
+        path[1] = (i >> ptrs_bits) as usize;
+        path[2] = (i & (ptrs - 1)) as usize;
+        return Some((path, 3));
+    }
+    i -= ptrs * ptrs;
+    if (i >> (2 * ptrs_bits)) >= ptrs {
+        return None;
+    }
+    path[0] = ext2::EXT2_NDIR_BLOCKS + 2;
+    path[1] = (i >> (2 * ptrs_bits)) as usize;
+    path[2] = ((i >> ptrs_bits) & (ptrs - 1)) as usize;
+    path[3] = (i & (ptrs - 1)) as usize;
+    Some((path, 4))
+}
+
 /// Maps logical block `iblock` of `inode` (`ext2_block_to_path` + `ext2_get_branch`).
 ///
 /// Returns `None` for holes, or the device block, the number of contiguous device blocks (at
@@ -221,42 +229,12 @@ pub(crate) fn map_blocks(
     let data = inode.data();
     let ptrs_bits = u32::from(s.blocksize_bits) - 2;
     let ptrs = 1u64 << ptrs_bits;
-    let direct = defs::EXT2_NDIR_BLOCKS as u64;
 
     // The path of offsets from i_block down to the leaf array.
-    let mut path = [0usize; 4];
-    let depth;
-    let mut i = iblock;
-    if i < direct {
-        path[0] = i as usize;
-        depth = 1;
-    } else {
-        i -= direct;
-        if i < ptrs {
-            path[0] = defs::EXT2_NDIR_BLOCKS;
-            path[1] = i as usize;
-            depth = 2;
-        } else {
-            i -= ptrs;
-            if i < ptrs * ptrs {
-                path[0] = defs::EXT2_NDIR_BLOCKS + 1;
-                path[1] = (i >> ptrs_bits) as usize;
-                path[2] = (i & (ptrs - 1)) as usize;
-                depth = 3;
-            } else {
-                i -= ptrs * ptrs;
-                if (i >> (2 * ptrs_bits)) >= ptrs {
-                    // Beyond the triple indirect block: nothing can be mapped there.
-                    return Ok(None);
-                }
-                path[0] = defs::EXT2_NDIR_BLOCKS + 2;
-                path[1] = (i >> (2 * ptrs_bits)) as usize;
-                path[2] = ((i >> ptrs_bits) & (ptrs - 1)) as usize;
-                path[3] = (i & (ptrs - 1)) as usize;
-                depth = 4;
-            }
-        }
-    }
+    let Some((path, depth)) = block_to_path(iblock, ptrs_bits) else {
+        // Beyond the triple indirect block: nothing can be mapped there.
+        return Ok(None);
+    };
 
     // As `ext2_get_blocks`: the run ends at the last entry of `i_block`'s direct blocks or of
     // the leaf indirect block (`blocks_to_boundary`), where the next block is mapped through an
@@ -270,7 +248,7 @@ pub(crate) fn map_blocks(
         check_block(inode, b)?;
         let mut n = 1;
         while n < max
-            && off + n < defs::EXT2_NDIR_BLOCKS
+            && off + n < ext2::EXT2_NDIR_BLOCKS
             && data.block[off + n] == b.wrapping_add(n as u32)
         {
             n += 1;
@@ -278,7 +256,7 @@ pub(crate) fn map_blocks(
         return Ok(Some(BlockRun {
             block: b.into(),
             count: n,
-            boundary: off + n == defs::EXT2_NDIR_BLOCKS,
+            boundary: off + n == ext2::EXT2_NDIR_BLOCKS,
         }));
     }
 
@@ -291,9 +269,9 @@ pub(crate) fn map_blocks(
         let bh = sb.bread(b.into())?;
         // Only the entries needed are copied out of the buffer (`buffer::Head::read`): the one at
         // `off` and, at the leaf level, the run that follows it, `WINDOW` entries at a time.
-        let mut entry = [0u8; 4];
-        bh.read(off * 4, &mut entry).map_err(|_| EIO)?;
-        let next = u32::from_le_bytes(entry);
+        let mut entry = Le32::default();
+        bh.read(off * 4, entry.as_bytes_mut()).map_err(|_| EIO)?;
+        let next = entry.get();
         if level < depth - 1 {
             b = next;
             continue;
@@ -303,7 +281,7 @@ pub(crate) fn map_blocks(
         }
         check_block(inode, next)?;
         let ptrs = ptrs as usize;
-        let mut win = [0u8; 4 * WINDOW];
+        let mut win = [Le32::default(); WINDOW];
         let (mut base, mut have) = (off + 1, 0);
         let mut n = 1;
         while n < max && off + n < ptrs {
@@ -311,9 +289,10 @@ pub(crate) fn map_blocks(
                 base = off + n;
                 // Only as many entries as the run may still take.
                 have = (ptrs - base).min(WINDOW).min(max - n);
-                bh.read(base * 4, &mut win[..have * 4]).map_err(|_| EIO)?;
+                let win = win.get_mut(..have).ok_or(EIO)?;
+                bh.read(base * 4, win.as_bytes_mut()).map_err(|_| EIO)?;
             }
-            if le32(&win, (off + n - base) * 4) != next.wrapping_add(n as u32) {
+            if win.get(off + n - base).map(|e| e.get()) != Some(next.wrapping_add(n as u32)) {
                 break;
             }
             n += 1;
@@ -330,7 +309,7 @@ pub(crate) fn map_blocks(
 /// Returns inode `ino`, reading it from the inode table if it is not cached (`ext2_iget`).
 pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2Fs>>> {
     let s = sb.data();
-    if (ino != defs::EXT2_ROOT_INO && ino < u64::from(s.first_ino)) || ino > s.inodes_count.into() {
+    if (ino != ext2::EXT2_ROOT_INO && ino < u64::from(s.first_ino)) || ino > s.inodes_count.into() {
         pr_err!("error: bad inode number: {}\n", ino);
         return Err(EINVAL);
     }
@@ -360,21 +339,21 @@ fn read_inode(
     let block = u64::from(gd.inode_table).saturating_add(offset >> s.blocksize_bits);
     let bh = sb.bread(block)?;
     let off = (offset & u64::from(s.block_size).saturating_sub(1)) as usize;
-    let mut raw = [0u8; defs::EXT2_GOOD_OLD_INODE_SIZE as usize];
-    bh.read(off, &mut raw).map_err(|_| EIO)?;
-    let raw = &raw[..];
+    let mut bytes = [0u8; ext2::EXT2_GOOD_OLD_INODE_SIZE as usize];
+    bh.read(off, &mut bytes).map_err(|_| EIO)?;
+    let raw = DiskInode::from_bytes(&bytes).ok_or(EIO)?;
 
-    let mode = le16(raw, defs::ino::MODE);
+    let mode = raw.i_mode.get();
     // With `nouid32` (or `EXT2_DEFM_UID16`) the high 16 bits are ignored.
-    let uid32 = !s.test_opt(defs::mnt::NO_UID32);
-    let high = |off: usize| match uid32 {
-        true => u32::from(le16(raw, off)) << 16,
+    let uid32 = !s.test_opt(ext2::mnt::NO_UID32);
+    let high = |h: Le16| match uid32 {
+        true => u32::from(h.get()) << 16,
         false => 0,
     };
-    let uid = u32::from(le16(raw, defs::ino::UID)) | high(defs::ino::UID_HIGH);
-    let gid = u32::from(le16(raw, defs::ino::GID)) | high(defs::ino::GID_HIGH);
-    let nlink = u32::from(le16(raw, defs::ino::LINKS_COUNT));
-    let dtime = le32(raw, defs::ino::DTIME);
+    let uid = u32::from(raw.i_uid.get()) | high(raw.l_i_uid_high);
+    let gid = u32::from(raw.i_gid.get()) | high(raw.l_i_gid_high);
+    let nlink = u32::from(raw.i_links_count.get());
+    let dtime = raw.i_dtime.get();
     if nlink == 0 {
         if mode == 0 || dtime != 0 {
             // A deleted inode.
@@ -387,36 +366,30 @@ fn read_inode(
         );
         return Err(EUCLEAN);
     }
-    let file_acl = le32(raw, defs::ino::FILE_ACL);
+    let file_acl = raw.i_file_acl.get();
     if file_acl != 0 && !data_block_valid(s, file_acl) {
         pr_err!("error: bad extended attribute block {}\n", file_acl);
         return Err(EUCLEAN);
     }
     let fmt = mode & mode::S_IFMT;
-    let mut size = i64::from(le32(raw, defs::ino::SIZE));
+    let mut size = i64::from(raw.i_size.get());
     if fmt == mode::S_IFREG {
-        size |= i64::from(le32(raw, defs::ino::SIZE_HIGH)) << 32;
+        size |= i64::from(raw.i_size_high.get()) << 32;
     }
     if size < 0 {
         pr_err!("error: inode {} has a negative size\n", ino);
         return Err(EUCLEAN);
     }
-    let mut block = [0u32; defs::EXT2_N_BLOCKS];
-    for (k, b) in block.iter_mut().enumerate() {
-        *b = le32(raw, defs::ino::BLOCK.saturating_add(k.saturating_mul(4)));
-    }
-    let blocks = le32(raw, defs::ino::BLOCKS);
-    let time = |o| Timespec {
-        secs: i64::from(le32(raw, o) as i32),
+    let mut block = raw.i_block.map(Le32::get);
+    let blocks = raw.i_blocks.get();
+    // Signed 32-bit seconds, as C's `(signed)le32_to_cpu(...)`.
+    let time = |t: Le32| Timespec {
+        secs: i64::from(t.get() as i32),
         nsecs: 0,
     };
-    let (atime, ctime, mtime) = (
-        time(defs::ino::ATIME),
-        time(defs::ino::CTIME),
-        time(defs::ino::MTIME),
-    );
-    let generation = le32(raw, defs::ino::GENERATION);
-    let flags = le32(raw, defs::ino::FLAGS);
+    let (atime, ctime, mtime) = (time(raw.i_atime), time(raw.i_ctime), time(raw.i_mtime));
+    let generation = raw.i_generation.get();
+    let flags = raw.i_flags.get();
 
     // The operations of each kind of inode, as `ext2_iget` sets them.
     let typ = match fmt {
@@ -437,10 +410,11 @@ fn read_inode(
             if blocks.wrapping_sub(ea_blocks) == 0 {
                 // Fast symlink: the target is in i_block, which keeps its bytes as on disk
                 // and ends with a NUL at the size (or at its last byte) as in C.
-                let len = (size as usize).min(4 * defs::EXT2_N_BLOCKS - 1);
+                let len = (size as usize).min(4 * ext2::EXT2_N_BLOCKS - 1);
+                let target = raw.i_block.as_bytes();
                 for (k, c) in block.as_mut_bytes().iter_mut().enumerate() {
                     *c = match k < len {
-                        true => defs::byte(raw, defs::ino::BLOCK.saturating_add(k)),
+                        true => target.get(k).copied().unwrap_or(0),
                         false => 0,
                     };
                 }
@@ -501,4 +475,38 @@ fn read_inode(
             dir_start_lookup: Atomic::new(0),
         },
     })
+}
+
+#[kunit_tests(rust_ext2_inode)]
+mod tests {
+    use super::*;
+
+    /// The paths at each boundary of the direct, indirect, double and triple indirect blocks,
+    /// for 1 KiB blocks (256 entries per block) and 4 KiB blocks (1024).
+    #[test]
+    fn block_paths() {
+        for bits in [8u32, 10] {
+            let p = 1u64 << bits;
+            let n = p as usize;
+            let d = ext2::EXT2_NDIR_BLOCKS;
+            let cases = [
+                (0, Some(([0, 0, 0, 0], 1))),
+                (11, Some(([11, 0, 0, 0], 1))),
+                (12, Some(([d, 0, 0, 0], 2))),
+                (12 + p - 1, Some(([d, n - 1, 0, 0], 2))),
+                (12 + p, Some(([d + 1, 0, 0, 0], 3))),
+                (12 + p + p * p - 1, Some(([d + 1, n - 1, n - 1, 0], 3))),
+                (12 + p + p * p, Some(([d + 2, 0, 0, 0], 4))),
+                (
+                    12 + p + p * p + p * p * p - 1,
+                    Some(([d + 2, n - 1, n - 1, n - 1], 4)),
+                ),
+                (12 + p + p * p + p * p * p, None),
+                (u64::MAX, None),
+            ];
+            for (iblock, want) in cases {
+                assert_eq!(block_to_path(iblock, bits), want);
+            }
+        }
+    }
 }

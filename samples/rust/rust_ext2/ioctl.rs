@@ -3,8 +3,8 @@
 //! The ext2 ioctls (`fs/ext2/ioctl.c`); `FS_IOC_GETFLAGS` and `FS_IOC_FSGETXATTR` are the
 //! VFS's, from `fileattr_get`.
 
-use crate::defs::mnt;
-use crate::superblock::Ext2Fs;
+use crate::ext2::mnt;
+use crate::ext2::Ext2Fs;
 use kernel::fs::file::File;
 use kernel::ioctl::{_IOR, _IOW};
 use kernel::prelude::*;

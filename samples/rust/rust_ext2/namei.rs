@@ -2,10 +2,12 @@
 
 //! Name lookup in directories (`fs/ext2/namei.c`, `ext2_find_entry` of `fs/ext2/dir.c`).
 
-use crate::defs;
-use crate::dir::{dir_folio, dir_pages, dir_size, header_at, last_byte, name_matches, rec_len_for};
+use crate::dir::{
+    dir_folio, dir_pages, dir_size, header_at, last_byte, name_matches, rec_len_for, EntryHeader,
+};
+use crate::ext2;
+use crate::ext2::Ext2Fs;
 use crate::inode::iget;
-use crate::superblock::Ext2Fs;
 use crate::xattr;
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::inode::{AclWalk, FileAttr, INode, INodeOperations, Kstat};
@@ -41,7 +43,12 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
         let found = folio.with_mapped(0, |page| -> Result<Option<u32>> {
             let mut p = 0usize;
             while p.saturating_add(rec_len_for(1)) <= last {
-                let (ino, rec_len, name_len, _) = header_at(page, p)?;
+                let EntryHeader {
+                    ino,
+                    rec_len,
+                    name_len,
+                    ..
+                } = header_at(page, p)?;
                 if rec_len == 0 {
                     pr_err!("error: ext2_find_entry: zero-length directory entry\n");
                     return Err(EIO);
@@ -90,7 +97,7 @@ impl INodeOperations for DirOps {
         dentry: dentry::Unhashed<'_, Ext2Fs>,
     ) -> Result<Option<ARef<DEntry<Ext2Fs>>>> {
         let name = dentry.name();
-        if name.len() > defs::EXT2_NAME_LEN {
+        if name.len() > ext2::EXT2_NAME_LEN {
             return Err(ENAMETOOLONG);
         }
         let inode = match inode_by_name(parent, name)? {

@@ -7,7 +7,8 @@
 //! nodes, fifos, sockets and extended attribute blocks), built only on the VFS bindings. The
 //! files mirror `fs/ext2`: `super.rs`, `inode.rs`, `dir.rs`, `namei.rs`, `symlink.rs`,
 //! `xattr.rs`, `acl.rs`,
-//! `file.rs` and `ioctl.rs`; `defs.rs` holds the on-disk format.
+//! `file.rs` and `ioctl.rs`; `ext2.rs` is `ext2.h`: the on-disk format as constants and
+//! records, and the superblock and inode data every part uses.
 //!
 //! Every number read from the disk is hostile: arithmetic that could overflow (a panic with
 //! `CONFIG_RUST_OVERFLOW_CHECKS`) is forbidden by clippy (`make check`), except where an
@@ -16,8 +17,8 @@
 #![deny(clippy::arithmetic_side_effects)]
 
 mod acl;
-mod defs;
 mod dir;
+mod ext2;
 mod file;
 mod inode;
 mod ioctl;
@@ -28,7 +29,7 @@ mod symlink;
 mod xattr;
 
 kernel::module_fs! {
-    type: superblock::Ext2Fs,
+    type: ext2::Ext2Fs,
     name: "rust_ext2",
     authors: ["Rust for Linux Contributors"],
     description: "Rust read-only ext2 file system sample",

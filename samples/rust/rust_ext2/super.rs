@@ -2,72 +2,19 @@
 
 //! Superblock: mount-time checks, group descriptors and statfs (`fs/ext2/super.c`).
 
-use crate::defs::{self, le16, le32, mnt};
+use crate::ext2::{self, mnt, DiskGroupDesc, DiskSuperBlock, Ext2Fs, Ext2Inode, Ext2Sb, GroupDesc};
 use crate::{inode, xattr};
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::export::ExportOperations;
 use kernel::fs::inode::INode;
+use kernel::fs::ondisk::Le64;
 use kernel::fs::param::{self, Constant, Constants, Param, Spec, Value};
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
 use kernel::prelude::*;
 use kernel::seq_file::{seq_print, SeqFile};
 use kernel::sync::aref::ARef;
 use kernel::sync::atomic::{Atomic, Relaxed};
-
-/// The ext2 file system type.
-pub(crate) struct Ext2Fs;
-
-/// A block group descriptor.
-pub(crate) struct GroupDesc {
-    pub(crate) inode_table: u32,
-    pub(crate) free_blocks: u16,
-    pub(crate) free_inodes: u16,
-}
-
-/// Per-superblock data (`struct ext2_sb_info`).
-pub(crate) struct Ext2Sb {
-    pub(crate) block_size: u32,
-    pub(crate) blocksize_bits: u8,
-    pub(crate) inodes_count: u32,
-    pub(crate) blocks_count: u32,
-    pub(crate) r_blocks_count: u32,
-    pub(crate) first_data_block: u32,
-    pub(crate) inodes_per_group: u32,
-    pub(crate) inode_size: u32,
-    pub(crate) first_ino: u32,
-    pub(crate) feature_incompat: u32,
-    /// `EXT2_MOUNT_*` (`s_mount_opt`); a remount changes them.
-    mount_opt: Atomic<u32>,
-    resuid: Atomic<u32>,
-    resgid: Atomic<u32>,
-    /// Where the superblock was read, in 1 KiB units (`sb=`).
-    sb_block: u32,
-    def_mount_opts: u32,
-    def_resuid: u16,
-    def_resgid: u16,
-    errors: u16,
-    pub(crate) uuid: [u8; 16],
-    pub(crate) groups: KVec<GroupDesc>,
-    /// Blocks used by the superblock copies, group descriptors, bitmaps and inode tables.
-    pub(crate) overhead: u64,
-}
-
-impl Ext2Sb {
-    /// Whether mount option `opt` (`EXT2_MOUNT_*`) is set (`test_opt`).
-    pub(crate) fn test_opt(&self, opt: u32) -> bool {
-        self.mount_opt.load(Relaxed) & opt != 0
-    }
-
-    /// Whether `user.` attributes are served (`user_xattr`).
-    pub(crate) fn user_xattr(&self) -> bool {
-        self.test_opt(mnt::XATTR_USER)
-    }
-
-    /// Whether directory entries carry the file type.
-    pub(crate) fn has_filetype(&self) -> bool {
-        self.feature_incompat & defs::EXT2_FEATURE_INCOMPAT_FILETYPE != 0
-    }
-}
+use kernel::transmute::FromBytes;
 
 /// Whether group `group` has a superblock backup with sparse superblocks (`ext2_group_sparse`).
 fn group_sparse(group: u32) -> bool {
@@ -97,14 +44,14 @@ fn max_size(bits: u8) -> i64 {
     let ppb: i64 = 1 << (bits - 2);
     let mut upper_limit: i64 = (1i64 << 32) - 1;
     upper_limit >>= bits - 9;
-    let mut res: i64 = defs::EXT2_NDIR_BLOCKS as i64;
+    let mut res: i64 = ext2::EXT2_NDIR_BLOCKS as i64;
     res += 1i64 << (bits - 2);
     res += 1i64 << (2 * (bits - 2));
     res += 1i64 << (3 * (bits - 2));
     let mut meta_blocks: i64 = 1 + (1 + ppb) + (1 + ppb + ppb * ppb);
     if res + meta_blocks > upper_limit {
         res = upper_limit;
-        upper_limit -= defs::EXT2_NDIR_BLOCKS as i64;
+        upper_limit -= ext2::EXT2_NDIR_BLOCKS as i64;
         meta_blocks = 1;
         upper_limit -= ppb;
         if upper_limit < ppb * ppb {
@@ -221,17 +168,17 @@ impl Ext2Options {
                 o |= m;
             }
         };
-        default(mnt::DEBUG, defs::EXT2_DEFM_DEBUG);
-        default(mnt::GRPID, defs::EXT2_DEFM_BSDGROUPS);
-        default(mnt::NO_UID32, defs::EXT2_DEFM_UID16);
-        default(mnt::XATTR_USER, defs::EXT2_DEFM_XATTR_USER);
+        default(mnt::DEBUG, ext2::EXT2_DEFM_DEBUG);
+        default(mnt::GRPID, ext2::EXT2_DEFM_BSDGROUPS);
+        default(mnt::NO_UID32, ext2::EXT2_DEFM_UID16);
+        default(mnt::XATTR_USER, ext2::EXT2_DEFM_XATTR_USER);
         if cfg!(CONFIG_FS_POSIX_ACL) {
-            default(mnt::POSIX_ACL, defs::EXT2_DEFM_ACL);
+            default(mnt::POSIX_ACL, ext2::EXT2_DEFM_ACL);
         }
         if self.mask & mnt::ERRORS_MASK == 0 {
             o |= match errors {
-                defs::EXT2_ERRORS_PANIC => mnt::ERRORS_PANIC,
-                defs::EXT2_ERRORS_CONTINUE => mnt::ERRORS_CONT,
+                ext2::EXT2_ERRORS_PANIC => mnt::ERRORS_PANIC,
+                ext2::EXT2_ERRORS_CONTINUE => mnt::ERRORS_CONT,
                 _ => mnt::ERRORS_RO,
             };
         }
@@ -249,12 +196,12 @@ macro_rules! mount_err {
 
 impl kernel::fs::FileSystem for Ext2Fs {
     type Data = Ext2Sb;
-    type INodeData = inode::Ext2Inode;
+    type INodeData = Ext2Inode;
     /// Fast symlink targets are copied to user space from the inode (readlink), as C ext2
     /// whitelists `i_data`.
     const INODE_DATA_USERCOPY: Option<(usize, usize)> = Some((
-        core::mem::offset_of!(inode::Ext2Inode, block),
-        core::mem::size_of::<[u32; defs::EXT2_N_BLOCKS]>(),
+        core::mem::offset_of!(Ext2Inode, block),
+        core::mem::size_of::<[u32; ext2::EXT2_N_BLOCKS]>(),
     ));
     /// "ext2" with `CONFIG_SAMPLE_RUST_EXT2_AS_EXT2` (C ext2 not built), so that what mounts
     /// "ext2" (fstests with `FSTYP=ext2`) gets this driver.
@@ -345,7 +292,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
         sb: &mut SuperBlock<Self, sb::New>,
         options: &Ext2Options,
     ) -> Result<sb::SuperParams<Ext2Sb>> {
-        let mut blocksize = sb.min_blocksize(1024);
+        let mut blocksize = sb.min_blocksize(ext2::EXT2_MIN_BLOCK_SIZE);
         if blocksize == 0 {
             return Err(mount_err!("unable to set blocksize"));
         }
@@ -353,53 +300,55 @@ impl kernel::fs::FileSystem for Ext2Fs {
         sb.set_export_ops::<Self>();
         let sb_block = options.sb_block;
         let raw = read_super(sb, blocksize, sb_block)?;
-        if le16(&raw, defs::sb::MAGIC) != defs::EXT2_SUPER_MAGIC {
+        let es = disk_super(&raw)?;
+        if es.s_magic.get() != ext2::EXT2_SUPER_MAGIC {
             return Err(mount_err!("can't find an ext2 filesystem on dev"));
         }
-        let rev = le32(&raw, defs::sb::REV_LEVEL);
-        let incompat = le32(&raw, defs::sb::FEATURE_INCOMPAT);
-        let unsupported = incompat & !defs::EXT2_FEATURE_INCOMPAT_SUPP;
+        let rev = es.s_rev_level.get();
+        let incompat = es.s_feature_incompat.get();
+        let unsupported = incompat & !ext2::EXT2_FEATURE_INCOMPAT_SUPP;
         if unsupported != 0 {
             return Err(mount_err!(
                 "couldn't mount because of unsupported optional features ({:x})",
                 unsupported
             ));
         }
-        let log = le32(&raw, defs::sb::LOG_BLOCK_SIZE);
-        if log > defs::EXT2_MAX_BLOCK_LOG_SIZE - 10 {
+        let log = es.s_log_block_size.get();
+        if log > ext2::EXT2_MAX_BLOCK_LOG_SIZE - ext2::EXT2_MIN_BLOCK_LOG_SIZE {
             return Err(mount_err!("Invalid log block size: {}", log));
         }
-        let bsize = 1024i32 << log;
+        let bsize = ext2::EXT2_MIN_BLOCK_SIZE << log;
         let raw = if bsize != blocksize {
             sb.set_blocksize(bsize)
                 .map_err(|_| mount_err!("bad blocksize {}", bsize))?;
             blocksize = bsize;
             let raw = read_super(sb, blocksize, sb_block)?;
-            if le16(&raw, defs::sb::MAGIC) != defs::EXT2_SUPER_MAGIC {
+            if disk_super(&raw)?.s_magic.get() != ext2::EXT2_SUPER_MAGIC {
                 return Err(mount_err!("magic mismatch"));
             }
             raw
         } else {
             raw
         };
+        let es = disk_super(&raw)?;
         let block_size = blocksize as u32;
         let bits = block_size.trailing_zeros() as u8;
 
-        let (inode_size, first_ino) = if rev == defs::EXT2_GOOD_OLD_REV {
+        let (inode_size, first_ino) = if rev == ext2::EXT2_GOOD_OLD_REV {
             (
-                defs::EXT2_GOOD_OLD_INODE_SIZE,
-                defs::EXT2_GOOD_OLD_FIRST_INO,
+                ext2::EXT2_GOOD_OLD_INODE_SIZE,
+                ext2::EXT2_GOOD_OLD_FIRST_INO,
             )
         } else {
-            let size = u32::from(le16(&raw, defs::sb::INODE_SIZE));
-            if size < defs::EXT2_GOOD_OLD_INODE_SIZE || !size.is_power_of_two() || size > block_size
+            let size = u32::from(es.s_inode_size.get());
+            if size < ext2::EXT2_GOOD_OLD_INODE_SIZE || !size.is_power_of_two() || size > block_size
             {
                 return Err(mount_err!("unsupported inode size: {}", size));
             }
-            (size, le32(&raw, defs::sb::FIRST_INO))
+            (size, es.s_first_ino.get())
         };
-        let blocks_per_group = le32(&raw, defs::sb::BLOCKS_PER_GROUP);
-        let inodes_per_group = le32(&raw, defs::sb::INODES_PER_GROUP);
+        let blocks_per_group = es.s_blocks_per_group.get();
+        let inodes_per_group = es.s_inodes_per_group.get();
         let inodes_per_block = block_size.checked_div(inode_size).ok_or(EINVAL)?;
         if inodes_per_group == 0 {
             return Err(mount_err!("can't find an ext2 filesystem on dev"));
@@ -407,7 +356,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
         let itb_per_group = inodes_per_group
             .checked_div(inodes_per_block)
             .ok_or(EINVAL)?;
-        if le32(&raw, defs::sb::LOG_FRAG_SIZE) != log {
+        if es.s_log_frag_size.get() != log {
             return Err(mount_err!("fragsize log != blocksize log {}", bits));
         }
         if blocks_per_group > block_size.saturating_mul(8) {
@@ -432,7 +381,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 inodes_per_group
             ));
         }
-        let blocks_count = le32(&raw, defs::sb::BLOCKS_COUNT);
+        let blocks_count = es.s_blocks_count.get();
         let dev_blocks = sb.bdev_size() >> bits;
         if dev_blocks < u64::from(blocks_count) {
             return Err(mount_err!(
@@ -441,7 +390,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 dev_blocks
             ));
         }
-        let first_data_block = le32(&raw, defs::sb::FIRST_DATA_BLOCK);
+        let first_data_block = es.s_first_data_block.get();
         if first_data_block >= blocks_count {
             return Err(mount_err!(
                 "bad geometry: first data block {}",
@@ -455,7 +404,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
             .checked_div(blocks_per_group)
             .ok_or(EINVAL)?
             .saturating_add(1);
-        let inodes_count = le32(&raw, defs::sb::INODES_COUNT);
+        let inodes_count = es.s_inodes_count.get();
         if u64::from(groups_count).saturating_mul(u64::from(inodes_per_group))
             != u64::from(inodes_count)
         {
@@ -465,24 +414,24 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 u64::from(groups_count).saturating_mul(u64::from(inodes_per_group))
             ));
         }
-        let ro_compat = le32(&raw, defs::sb::FEATURE_RO_COMPAT);
-        let sparse = ro_compat & defs::EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER != 0;
+        let ro_compat = es.s_feature_ro_compat.get();
+        let sparse = ro_compat & ext2::EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER != 0;
         let desc_per_block = block_size
-            .checked_div(defs::GROUP_DESC_SIZE as u32)
+            .checked_div(ext2::GROUP_DESC_SIZE as u32)
             .ok_or(EINVAL)?;
         let db_count = groups_count.div_ceil(desc_per_block);
         // Where the superblock was read, in blocks (`sb=` in 1 KiB units).
         let logic_sb_block = u64::from(sb_block)
-            .saturating_mul(defs::SB_UNIT)
+            .saturating_mul(ext2::SB_UNIT)
             .checked_div(u64::from(block_size))
             .ok_or(EINVAL)?;
-        let first_meta_bg = le32(&raw, defs::sb::FIRST_META_BG);
+        let first_meta_bg = es.s_first_meta_bg.get();
         let has_super = |g: u32| u32::from(!sparse || group_sparse(g));
 
         // Group descriptors (`descriptor_loc`, `ext2_check_descriptors`).
         let mut groups = KVec::with_capacity(groups_count as usize, GFP_KERNEL)?;
         for i in 0..db_count {
-            let block = if incompat & defs::EXT2_FEATURE_INCOMPAT_META_BG == 0 || i < first_meta_bg
+            let block = if incompat & ext2::EXT2_FEATURE_INCOMPAT_META_BG == 0 || i < first_meta_bg
             {
                 logic_sb_block
                     .saturating_add(u64::from(i))
@@ -507,7 +456,12 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 if g >= groups_count {
                     break;
                 }
-                let off = (j as usize).saturating_mul(defs::GROUP_DESC_SIZE);
+                let off = (j as usize).saturating_mul(ext2::GROUP_DESC_SIZE);
+                let gd = data
+                    .get(off..)
+                    .and_then(DiskGroupDesc::from_bytes_prefix)
+                    .ok_or(EIO)?
+                    .0;
                 let first = u64::from(first_data_block)
                     .saturating_add(u64::from(g).saturating_mul(u64::from(blocks_per_group)));
                 let last = if g == groups_count.saturating_sub(1) {
@@ -518,10 +472,9 @@ impl kernel::fs::FileSystem for Ext2Fs {
                         .saturating_sub(1)
                 };
                 let in_group = |b: u32| u64::from(b) >= first && u64::from(b) <= last;
-                let field = |f: usize| le32(data, off.saturating_add(f));
-                let itable = field(defs::gd::INODE_TABLE);
-                if !in_group(field(defs::gd::BLOCK_BITMAP))
-                    || !in_group(field(defs::gd::INODE_BITMAP))
+                let itable = gd.bg_inode_table.get();
+                if !in_group(gd.bg_block_bitmap.get())
+                    || !in_group(gd.bg_inode_bitmap.get())
                     || !in_group(itable)
                     || u64::from(itable)
                         .saturating_add(u64::from(itb_per_group))
@@ -533,8 +486,8 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 groups.push(
                     GroupDesc {
                         inode_table: itable,
-                        free_blocks: le16(data, off.saturating_add(defs::gd::FREE_BLOCKS_COUNT)),
-                        free_inodes: le16(data, off.saturating_add(defs::gd::FREE_INODES_COUNT)),
+                        free_blocks: gd.bg_free_blocks_count.get(),
+                        free_inodes: gd.bg_free_inodes_count.get(),
                     },
                     GFP_KERNEL,
                 )?;
@@ -554,23 +507,19 @@ impl kernel::fs::FileSystem for Ext2Fs {
             u64::from(groups_count).saturating_mul(u64::from(itb_per_group).saturating_add(2)),
         );
 
-        let compat = le32(&raw, defs::sb::FEATURE_COMPAT);
-        if compat & defs::EXT3_FEATURE_COMPAT_HAS_JOURNAL != 0 {
+        let compat = es.s_feature_compat.get();
+        if compat & ext2::EXT3_FEATURE_COMPAT_HAS_JOURNAL != 0 {
             pr_warn!("warning: mounting ext3 filesystem as ext2\n");
         }
         // The options given, else the superblock's defaults (`ext2_set_options`).
-        let def_mount_opts = le32(&raw, defs::sb::DEFAULT_MOUNT_OPTS);
-        let errors = le16(&raw, defs::sb::ERRORS);
-        let def_resuid = le16(&raw, defs::sb::DEF_RESUID);
-        let def_resgid = le16(&raw, defs::sb::DEF_RESGID);
+        let def_mount_opts = es.s_default_mount_opts.get();
+        let errors = es.s_errors.get();
+        let def_resuid = es.s_def_resuid.get();
+        let def_resgid = es.s_def_resgid.get();
         let mount_opt = options.mount_opt(def_mount_opts, errors);
         sb.set_posix_acl(mount_opt & mnt::POSIX_ACL != 0)?;
-        let mut uuid = [0u8; 16];
-        for (i, u) in uuid.iter_mut().enumerate() {
-            *u = defs::byte(&raw, defs::sb::UUID.saturating_add(i));
-        }
         Ok(sb::SuperParams {
-            magic: defs::EXT2_SUPER_MAGIC.into(),
+            magic: ext2::EXT2_SUPER_MAGIC.into(),
             blocksize_bits: bits,
             maxbytes: max_size(bits),
             time_gran: 1,
@@ -579,7 +528,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 blocksize_bits: bits,
                 inodes_count,
                 blocks_count,
-                r_blocks_count: le32(&raw, defs::sb::R_BLOCKS_COUNT),
+                r_blocks_count: es.s_r_blocks_count.get(),
                 first_data_block,
                 inodes_per_group,
                 inode_size,
@@ -593,7 +542,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 def_resuid,
                 def_resgid,
                 errors,
-                uuid,
+                uuid: es.s_uuid,
                 groups,
                 overhead,
             },
@@ -601,7 +550,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
     }
 
     fn init_root(sb: &SuperBlock<Self>) -> Result<dentry::Root<Self>> {
-        let root = inode::iget(sb, defs::EXT2_ROOT_INO)?;
+        let root = inode::iget(sb, ext2::EXT2_ROOT_INO)?;
         if !root.data().is_dir() || root.data().blocks == 0 || root.size() == 0 {
             return Err(mount_err!("corrupt root inode, run e2fsck"));
         }
@@ -609,15 +558,20 @@ impl kernel::fs::FileSystem for Ext2Fs {
     }
 }
 
-/// Reads the 1024-byte superblock at `sb_block` (in 1 KiB units) with the current block size.
+/// Returns the superblock record of the bytes [`read_super`] read.
+fn disk_super(raw: &[u8]) -> Result<&DiskSuperBlock> {
+    DiskSuperBlock::from_bytes(raw).ok_or(EINVAL)
+}
+
+/// Reads the superblock at `sb_block` (in 1 KiB units) with the current block size.
 fn read_super(sb: &SuperBlock<Ext2Fs, sb::New>, blocksize: i32, sb_block: u32) -> Result<KVec<u8>> {
     let bs = u64::try_from(blocksize)?;
-    let at = u64::from(sb_block).saturating_mul(defs::SB_UNIT);
+    let at = u64::from(sb_block).saturating_mul(ext2::SB_UNIT);
     let bh = sb
         .bread(at.checked_div(bs).ok_or(EINVAL)?)
         .map_err(|_| mount_err!("unable to read superblock"))?;
     let off = at.checked_rem(bs).ok_or(EINVAL)? as usize;
-    let mut v = KVec::from_elem(0u8, defs::SB_SIZE, GFP_KERNEL)?;
+    let mut v = KVec::from_elem(0u8, ext2::SB_SIZE, GFP_KERNEL)?;
     bh.read(off, &mut v).map_err(|_| EINVAL)?;
     Ok(v)
 }
@@ -642,19 +596,19 @@ impl SuperOperations for Ext2Fs {
         if on(mnt::GRPID) {
             show("grpid");
         }
-        if !on(mnt::GRPID) && def(defs::EXT2_DEFM_BSDGROUPS) {
+        if !on(mnt::GRPID) && def(ext2::EXT2_DEFM_BSDGROUPS) {
             show("nogrpid");
         }
         let resuid = s.resuid.load(Relaxed);
-        if resuid != u32::from(defs::EXT2_DEF_RESID) || s.def_resuid != defs::EXT2_DEF_RESID {
+        if resuid != u32::from(ext2::EXT2_DEF_RESID) || s.def_resuid != ext2::EXT2_DEF_RESID {
             seq_print!(seq, ",resuid={}", resuid);
         }
         let resgid = s.resgid.load(Relaxed);
-        if resgid != u32::from(defs::EXT2_DEF_RESID) || s.def_resgid != defs::EXT2_DEF_RESID {
+        if resgid != u32::from(ext2::EXT2_DEF_RESID) || s.def_resgid != ext2::EXT2_DEF_RESID {
             seq_print!(seq, ",resgid={}", resgid);
         }
         if on(mnt::ERRORS_RO)
-            && (s.errors == defs::EXT2_ERRORS_PANIC || s.errors == defs::EXT2_ERRORS_CONTINUE)
+            && (s.errors == ext2::EXT2_ERRORS_PANIC || s.errors == ext2::EXT2_ERRORS_CONTINUE)
         {
             show("errors=remount-ro");
         }
@@ -670,14 +624,14 @@ impl SuperOperations for Ext2Fs {
                 show(name);
             }
         }
-        if !on(mnt::XATTR_USER) && def(defs::EXT2_DEFM_XATTR_USER) {
+        if !on(mnt::XATTR_USER) && def(ext2::EXT2_DEFM_XATTR_USER) {
             show("nouser_xattr");
         }
         if cfg!(CONFIG_FS_POSIX_ACL) {
             if on(mnt::POSIX_ACL) {
                 show("acl");
             }
-            if !on(mnt::POSIX_ACL) && def(defs::EXT2_DEFM_ACL) {
+            if !on(mnt::POSIX_ACL) && def(ext2::EXT2_DEFM_ACL) {
                 show("noacl");
             }
         }
@@ -698,10 +652,11 @@ impl SuperOperations for Ext2Fs {
         let bfree: u64 = s.groups.iter().map(|g| u64::from(g.free_blocks)).sum();
         let ffree: u64 = s.groups.iter().map(|g| u64::from(g.free_inodes)).sum();
         let r = u64::from(s.r_blocks_count);
-        let id = defs::le64(&s.uuid, 0) ^ defs::le64(&s.uuid, 8);
+        // The two halves of the UUID, as little-endian numbers (`le64_to_cpup`).
+        let id = <[Le64; 2]>::from_bytes(&s.uuid).map_or(0, |[a, b]| a.get() ^ b.get());
         Ok(sb::StatFs {
-            magic: defs::EXT2_SUPER_MAGIC.into(),
-            namelen: defs::EXT2_NAME_LEN as isize,
+            magic: ext2::EXT2_SUPER_MAGIC.into(),
+            namelen: ext2::EXT2_NAME_LEN as isize,
             bsize: s.block_size as isize,
             blocks: u64::from(s.blocks_count).wrapping_sub(s.overhead),
             bfree,
@@ -721,7 +676,7 @@ impl ExportOperations for Ext2Fs {
     /// `ext2_nfs_get_inode`.
     fn get_inode(sb: &SuperBlock<Self>, ino: u64, generation: u32) -> Result<ARef<INode<Self>>> {
         let s = sb.data();
-        if (ino < u64::from(s.first_ino) && ino != defs::EXT2_ROOT_INO)
+        if (ino < u64::from(s.first_ino) && ino != ext2::EXT2_ROOT_INO)
             || ino > u64::from(s.inodes_count)
         {
             return Err(ESTALE);

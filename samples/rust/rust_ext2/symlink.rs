@@ -3,8 +3,8 @@
 //! Symbolic links, fast (in `i_block`) and slow (in a data block, read through the page cache)
 //! (`fs/ext2/symlink.c`).
 
-use crate::inode::Ext2Inode;
-use crate::superblock::Ext2Fs;
+use crate::ext2::Ext2Fs;
+use crate::ext2::Ext2Inode;
 use crate::xattr;
 use kernel::fs::dentry::DEntry;
 use kernel::fs::inode::{INode, INodeOperations, Kstat};

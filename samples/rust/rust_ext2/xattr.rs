@@ -5,17 +5,18 @@
 //! ext2 keeps no attributes inside inodes; the block holds a 32-byte header followed by
 //! entries (sorted by index and name) whose values are elsewhere in the same block.
 
-use crate::defs::{byte, le16, le32};
-use crate::superblock::Ext2Fs;
+use crate::ext2::{Ext2Fs, XattrEntry, XattrHeader};
 use kernel::fs::dentry::DEntry;
 use kernel::fs::inode::INode;
+use kernel::fs::ondisk::Le32;
 use kernel::fs::posix_acl;
 use kernel::fs::xattr::{Handler, Handlers, XattrHandler};
 use kernel::prelude::*;
+use kernel::transmute::FromBytes;
 
 const EXT2_XATTR_MAGIC: u32 = 0xEA02_0000;
-const HEADER_SIZE: usize = 32;
-const ENTRY_SIZE: usize = 16;
+const HEADER_SIZE: usize = core::mem::size_of::<XattrHeader>();
+const ENTRY_SIZE: usize = core::mem::size_of::<XattrEntry>();
 const INDEX_USER: u8 = 1;
 pub(crate) const INDEX_POSIX_ACL_ACCESS: u8 = 2;
 pub(crate) const INDEX_POSIX_ACL_DEFAULT: u8 = 3;
@@ -45,7 +46,8 @@ fn xattr_block(inode: &INode<Ext2Fs>) -> Result<Option<KVec<u8>>> {
         return Ok(None);
     }
     let d = inode.super_block().bread(acl.into())?.to_vec()?;
-    if le32(&d, 0) != EXT2_XATTR_MAGIC || le32(&d, 8) != 1 {
+    let (h, _) = XattrHeader::from_bytes_prefix(&d).ok_or_else(|| bad_block(inode))?;
+    if h.h_magic.get() != EXT2_XATTR_MAGIC || h.h_blocks.get() != 1 {
         return Err(bad_block(inode));
     }
     Ok(Some(d))
@@ -73,19 +75,26 @@ fn for_each_entry<'a, R>(
 ) -> Result<Option<R>> {
     let end = d.len();
     let mut p = HEADER_SIZE;
-    // `IS_LAST_ENTRY`: four zero bytes end the list.
-    while le32(d, p) != 0 {
-        let name_len = usize::from(byte(d, p));
+    loop {
+        let rest = d.get(p..).unwrap_or(&[]);
+        // `IS_LAST_ENTRY`: four zero bytes (or the end of the block) end the list.
+        match Le32::from_bytes_prefix(rest) {
+            Some((w, _)) if w.get() != 0 => {}
+            _ => break,
+        }
+        // An entry that does not fit ends past the block (`next >= end` below).
+        let (e, _) = XattrEntry::from_bytes_prefix(rest).ok_or_else(|| bad_block(inode))?;
+        let name_len = usize::from(e.e_name_len);
         let next = p + ((name_len + ENTRY_SIZE + 3) & !3);
         // `ext2_xattr_entry_valid`
-        let value_offs = usize::from(le16(d, p + 2));
-        let value_block = le32(d, p + 4);
-        let value_size = le32(d, p + 8) as usize;
+        let value_offs = usize::from(e.e_value_offs.get());
+        let value_block = e.e_value_block.get();
+        let value_size = e.e_value_size.get() as usize;
         if next >= end || value_block != 0 || value_size > end || value_offs + value_size > end {
             return Err(bad_block(inode));
         }
         let entry = Entry {
-            index: byte(d, p + 1),
+            index: e.e_name_index,
             name: d
                 .get(p + ENTRY_SIZE..p + ENTRY_SIZE + name_len)
                 .ok_or(EIO)?,

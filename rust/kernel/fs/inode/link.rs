@@ -96,18 +96,27 @@ pub(crate) unsafe extern "C" fn inline_link_callback<
 /// any cache) is checked by hardened usercopy against that object's cache, which the bindings do
 /// not see: it is copied instead.
 pub(super) fn usercopy_allowed<T: FileSystem>(inode_ptr: *mut bindings::inode, s: &CStr) -> bool {
-    let start = s.as_char_ptr().addr();
-    let len = s.to_bytes_with_nul().len();
-    let Some(end) = start.checked_add(len) else {
-        return false;
-    };
-    if let Some((off, n)) = T::INODE_DATA_USERCOPY {
+    let whitelist = T::INODE_DATA_USERCOPY.map(|(off, n)| {
         let obj = inode_ptr
             .addr()
             .wrapping_sub(core::mem::offset_of!(INodeWithData<T::INodeData>, inode));
         let lo = obj
             .wrapping_add(INodeWithData::<T::INodeData>::DATA_OFFSET)
             .wrapping_add(off);
+        (lo, n)
+    });
+    target_copyable(s, whitelist)
+}
+
+/// Returns whether the bytes of `s` are all within `whitelist` (address, length), or in no slab
+/// object at all.
+fn target_copyable(s: &CStr, whitelist: Option<(usize, usize)>) -> bool {
+    let start = s.as_char_ptr().addr();
+    let len = s.to_bytes_with_nul().len();
+    let Some(end) = start.checked_add(len) else {
+        return false;
+    };
+    if let Some((lo, n)) = whitelist {
         if start >= lo && end <= lo.saturating_add(n) {
             return true;
         }
@@ -164,4 +173,27 @@ unsafe fn owned_link(mut v: KVec<u8>, delayed_call: *mut bindings::delayed_call)
 unsafe extern "C" fn drop_link(ptr: *mut c_void) {
     // SAFETY: `ptr` comes from `KBox::into_raw` in `get_link_callback`.
     drop(unsafe { KBox::from_raw(ptr.cast::<KVec<u8>>()) });
+}
+
+#[kunit_tests(rust_fs_link)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_copyable() -> Result {
+        // Static data is in no slab object: hardened usercopy lets it through.
+        assert!(target_copyable(c"static", None));
+        // A target in a kmalloc'ed object is only copyable within the whitelist.
+        let mut v = KVec::new();
+        v.extend_from_slice(b"in a slab\0", GFP_KERNEL)?;
+        let t = CStr::from_bytes_with_nul(&v).map_err(|_| EINVAL)?;
+        let at = v.as_ptr().addr();
+        assert!(!target_copyable(t, None));
+        assert!(target_copyable(t, Some((at, v.len()))));
+        assert!(target_copyable(t, Some((at - 8, v.len() + 8))));
+        // One byte (the NUL) outside, before or after.
+        assert!(!target_copyable(t, Some((at, v.len() - 1))));
+        assert!(!target_copyable(t, Some((at + 1, v.len()))));
+        Ok(())
+    }
 }

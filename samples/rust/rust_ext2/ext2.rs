@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What every part of the file system shares (`fs/ext2/ext2.h`): the on-disk format, as
+//! constants and as records read from bytes ([`kernel::on_disk_record!`]), and the in-memory
+//! superblock and inode data.
+
+use kernel::fs::inode::mode;
+use kernel::fs::ondisk::{Le16, Le32};
+use kernel::prelude::*;
+use kernel::sync::atomic::{Atomic, Relaxed};
+
+/// Magic number of ext2 superblocks.
+pub(crate) const EXT2_SUPER_MAGIC: u16 = 0xEF53;
+/// The unit of `sb=` (C's `BLOCK_SIZE`): the primary superblock is at 1 (byte 1024).
+pub(crate) const SB_UNIT: u64 = 1024;
+/// Size of the superblock structure.
+pub(crate) const SB_SIZE: usize = core::mem::size_of::<DiskSuperBlock>();
+/// Smallest block size, in powers of 2 (`EXT2_MIN_BLOCK_LOG_SIZE`).
+pub(crate) const EXT2_MIN_BLOCK_LOG_SIZE: u32 = 10;
+/// Smallest block size (`EXT2_MIN_BLOCK_SIZE`).
+pub(crate) const EXT2_MIN_BLOCK_SIZE: i32 = 1 << EXT2_MIN_BLOCK_LOG_SIZE;
+/// Revision 0 (fixed inode size and first inode).
+pub(crate) const EXT2_GOOD_OLD_REV: u32 = 0;
+/// Inode size of revision 0: `struct ext2_inode`.
+pub(crate) const EXT2_GOOD_OLD_INODE_SIZE: u32 = core::mem::size_of::<DiskInode>() as u32;
+/// First non-reserved inode of revision 0.
+pub(crate) const EXT2_GOOD_OLD_FIRST_INO: u32 = 11;
+/// Inode number of the root directory.
+pub(crate) const EXT2_ROOT_INO: u64 = 2;
+/// Largest `s_log_block_size`: 64 KiB blocks.
+pub(crate) const EXT2_MAX_BLOCK_LOG_SIZE: u32 = 16;
+/// Longest name in a directory.
+pub(crate) const EXT2_NAME_LEN: usize = 255;
+/// Number of direct blocks in `i_block`.
+pub(crate) const EXT2_NDIR_BLOCKS: usize = 12;
+/// Number of block pointers in `i_block`.
+pub(crate) const EXT2_N_BLOCKS: usize = 15;
+/// Size of a group descriptor.
+pub(crate) const GROUP_DESC_SIZE: usize = core::mem::size_of::<DiskGroupDesc>();
+
+/// `s_feature_compat`: the file system has a journal (ext3).
+pub(crate) const EXT3_FEATURE_COMPAT_HAS_JOURNAL: u32 = 0x0004;
+/// `s_feature_incompat`: directory entries record the file type.
+pub(crate) const EXT2_FEATURE_INCOMPAT_FILETYPE: u32 = 0x0002;
+/// `s_feature_incompat`: meta block groups.
+pub(crate) const EXT2_FEATURE_INCOMPAT_META_BG: u32 = 0x0010;
+/// `s_feature_incompat` features this driver supports.
+pub(crate) const EXT2_FEATURE_INCOMPAT_SUPP: u32 =
+    EXT2_FEATURE_INCOMPAT_FILETYPE | EXT2_FEATURE_INCOMPAT_META_BG;
+/// `s_feature_ro_compat`: only some groups have superblock backups.
+pub(crate) const EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER: u32 = 0x0001;
+/// `s_default_mount_opts`: the options a mount has unless told otherwise (`EXT2_DEFM_*`).
+pub(crate) const EXT2_DEFM_DEBUG: u32 = 0x0001;
+pub(crate) const EXT2_DEFM_BSDGROUPS: u32 = 0x0002;
+pub(crate) const EXT2_DEFM_XATTR_USER: u32 = 0x0004;
+pub(crate) const EXT2_DEFM_ACL: u32 = 0x0008;
+pub(crate) const EXT2_DEFM_UID16: u32 = 0x0010;
+/// `s_errors`: what to do on errors (`EXT2_ERRORS_*`).
+pub(crate) const EXT2_ERRORS_CONTINUE: u16 = 1;
+pub(crate) const EXT2_ERRORS_PANIC: u16 = 3;
+/// `s_def_resuid`, `s_def_resgid` that show no option (`EXT2_DEF_RESUID`, `EXT2_DEF_RESGID`).
+pub(crate) const EXT2_DEF_RESID: u16 = 0;
+
+/// Mount options (`EXT2_MOUNT_*`).
+pub(crate) mod mnt {
+    pub(crate) const OLDALLOC: u32 = 0x000002;
+    pub(crate) const GRPID: u32 = 0x000004;
+    pub(crate) const DEBUG: u32 = 0x000008;
+    pub(crate) const ERRORS_CONT: u32 = 0x000010;
+    pub(crate) const ERRORS_RO: u32 = 0x000020;
+    pub(crate) const ERRORS_PANIC: u32 = 0x000040;
+    pub(crate) const ERRORS_MASK: u32 = 0x000070;
+    pub(crate) const MINIX_DF: u32 = 0x000080;
+    pub(crate) const NO_UID32: u32 = 0x000200;
+    pub(crate) const XATTR_USER: u32 = 0x004000;
+    pub(crate) const POSIX_ACL: u32 = 0x008000;
+    pub(crate) const USRQUOTA: u32 = 0x020000;
+    pub(crate) const GRPQUOTA: u32 = 0x040000;
+    pub(crate) const RESERVATION: u32 = 0x080000;
+}
+
+/// Directory entry file types (`EXT2_FT_*`).
+pub(crate) const EXT2_FT_REG_FILE: u8 = 1;
+pub(crate) const EXT2_FT_DIR: u8 = 2;
+pub(crate) const EXT2_FT_CHRDEV: u8 = 3;
+pub(crate) const EXT2_FT_BLKDEV: u8 = 4;
+pub(crate) const EXT2_FT_FIFO: u8 = 5;
+pub(crate) const EXT2_FT_SOCK: u8 = 6;
+pub(crate) const EXT2_FT_SYMLINK: u8 = 7;
+
+/// Inode flags (`i_flags`, `EXT2_*_FL`).
+pub(crate) mod fl {
+    /// Compressed file (`EXT2_COMPR_FL`).
+    pub(crate) const COMPR: u32 = 0x0000_0004;
+    /// Synchronous updates (`EXT2_SYNC_FL`).
+    pub(crate) const SYNC: u32 = 0x0000_0008;
+    /// Immutable file (`EXT2_IMMUTABLE_FL`).
+    pub(crate) const IMMUTABLE: u32 = 0x0000_0010;
+    /// Writes may only append (`EXT2_APPEND_FL`).
+    pub(crate) const APPEND: u32 = 0x0000_0020;
+    /// Not to be dumped (`EXT2_NODUMP_FL`).
+    pub(crate) const NODUMP: u32 = 0x0000_0040;
+    /// No access time updates (`EXT2_NOATIME_FL`).
+    pub(crate) const NOATIME: u32 = 0x0000_0080;
+    /// Synchronous directory changes (`EXT2_DIRSYNC_FL`).
+    pub(crate) const DIRSYNC: u32 = 0x0001_0000;
+    /// The flags users see (`EXT2_FL_USER_VISIBLE`, `FS_FL_USER_VISIBLE`).
+    pub(crate) const USER_VISIBLE: u32 = 0x0003_DFFF;
+}
+
+kernel::on_disk_record! {
+    /// The superblock (`struct ext2_super_block`), 1024 bytes at byte 1024 of the device (or
+    /// where `sb=` says).
+    pub(crate) struct DiskSuperBlock {
+        pub(crate) s_inodes_count: Le32,
+        pub(crate) s_blocks_count: Le32,
+        pub(crate) s_r_blocks_count: Le32,
+        pub(crate) s_free_blocks_count: Le32,
+        pub(crate) s_free_inodes_count: Le32,
+        pub(crate) s_first_data_block: Le32,
+        pub(crate) s_log_block_size: Le32,
+        pub(crate) s_log_frag_size: Le32,
+        pub(crate) s_blocks_per_group: Le32,
+        pub(crate) s_frags_per_group: Le32,
+        pub(crate) s_inodes_per_group: Le32,
+        pub(crate) s_mtime: Le32,
+        pub(crate) s_wtime: Le32,
+        pub(crate) s_mnt_count: Le16,
+        pub(crate) s_max_mnt_count: Le16,
+        pub(crate) s_magic: Le16,
+        pub(crate) s_state: Le16,
+        pub(crate) s_errors: Le16,
+        pub(crate) s_minor_rev_level: Le16,
+        pub(crate) s_lastcheck: Le32,
+        pub(crate) s_checkinterval: Le32,
+        pub(crate) s_creator_os: Le32,
+        pub(crate) s_rev_level: Le32,
+        pub(crate) s_def_resuid: Le16,
+        pub(crate) s_def_resgid: Le16,
+        pub(crate) s_first_ino: Le32,
+        pub(crate) s_inode_size: Le16,
+        pub(crate) s_block_group_nr: Le16,
+        pub(crate) s_feature_compat: Le32,
+        pub(crate) s_feature_incompat: Le32,
+        pub(crate) s_feature_ro_compat: Le32,
+        pub(crate) s_uuid: [u8; 16],
+        pub(crate) s_volume_name: [u8; 16],
+        pub(crate) s_last_mounted: [u8; 64],
+        pub(crate) s_algorithm_usage_bitmap: Le32,
+        pub(crate) s_prealloc_blocks: u8,
+        pub(crate) s_prealloc_dir_blocks: u8,
+        pub(crate) s_padding1: Le16,
+        pub(crate) s_journal_uuid: [u8; 16],
+        pub(crate) s_journal_inum: Le32,
+        pub(crate) s_journal_dev: Le32,
+        pub(crate) s_last_orphan: Le32,
+        pub(crate) s_hash_seed: [Le32; 4],
+        pub(crate) s_def_hash_version: u8,
+        pub(crate) s_reserved_char_pad: u8,
+        pub(crate) s_reserved_word_pad: Le16,
+        pub(crate) s_default_mount_opts: Le32,
+        pub(crate) s_first_meta_bg: Le32,
+        pub(crate) s_reserved: [Le32; 190],
+    }
+
+    /// A block group descriptor (`struct ext2_group_desc`).
+    pub(crate) struct DiskGroupDesc {
+        pub(crate) bg_block_bitmap: Le32,
+        pub(crate) bg_inode_bitmap: Le32,
+        pub(crate) bg_inode_table: Le32,
+        pub(crate) bg_free_blocks_count: Le16,
+        pub(crate) bg_free_inodes_count: Le16,
+        pub(crate) bg_used_dirs_count: Le16,
+        pub(crate) bg_pad: Le16,
+        pub(crate) bg_reserved: [Le32; 3],
+    }
+
+    /// An inode of the inode table (`struct ext2_inode`, with Linux's `osd2`); inodes larger
+    /// than revision 0's 128 bytes have more after it, which ext2 does not read.
+    pub(crate) struct DiskInode {
+        pub(crate) i_mode: Le16,
+        pub(crate) i_uid: Le16,
+        pub(crate) i_size: Le32,
+        pub(crate) i_atime: Le32,
+        pub(crate) i_ctime: Le32,
+        pub(crate) i_mtime: Le32,
+        pub(crate) i_dtime: Le32,
+        pub(crate) i_gid: Le16,
+        pub(crate) i_links_count: Le16,
+        pub(crate) i_blocks: Le32,
+        pub(crate) i_flags: Le32,
+        pub(crate) l_i_reserved1: Le32,
+        /// Block numbers, or the target of a fast symlink.
+        pub(crate) i_block: [Le32; EXT2_N_BLOCKS],
+        pub(crate) i_generation: Le32,
+        pub(crate) i_file_acl: Le32,
+        /// The high 32 bits of the size of regular files (`i_dir_acl`).
+        pub(crate) i_size_high: Le32,
+        pub(crate) i_faddr: Le32,
+        pub(crate) l_i_frag: u8,
+        pub(crate) l_i_fsize: u8,
+        pub(crate) i_pad1: Le16,
+        pub(crate) l_i_uid_high: Le16,
+        pub(crate) l_i_gid_high: Le16,
+        pub(crate) l_i_reserved2: Le32,
+    }
+
+    /// The header of a directory entry (`struct ext2_dir_entry_2`); the name follows it.
+    pub(crate) struct DiskDirEntry {
+        pub(crate) inode: Le32,
+        pub(crate) rec_len: Le16,
+        pub(crate) name_len: u8,
+        pub(crate) file_type: u8,
+    }
+
+    /// The header of an extended attribute block (`struct ext2_xattr_header`).
+    pub(crate) struct XattrHeader {
+        pub(crate) h_magic: Le32,
+        pub(crate) h_refcount: Le32,
+        pub(crate) h_blocks: Le32,
+        pub(crate) h_hash: Le32,
+        pub(crate) h_reserved: [Le32; 4],
+    }
+
+    /// An entry of an extended attribute block (`struct ext2_xattr_entry`); the name follows it,
+    /// padded to 4 bytes.
+    pub(crate) struct XattrEntry {
+        pub(crate) e_name_len: u8,
+        pub(crate) e_name_index: u8,
+        pub(crate) e_value_offs: Le16,
+        pub(crate) e_value_block: Le32,
+        pub(crate) e_value_size: Le32,
+        pub(crate) e_hash: Le32,
+    }
+
+    /// The header of an ACL as stored in an xattr value (`ext2_acl_header`).
+    pub(crate) struct AclHeader {
+        pub(crate) a_version: Le32,
+    }
+
+    /// An ACL entry with an id (`ext2_acl_entry`: named users and groups).
+    pub(crate) struct AclEntry {
+        pub(crate) e_tag: Le16,
+        pub(crate) e_perm: Le16,
+        pub(crate) e_id: Le32,
+    }
+
+    /// An ACL entry without an id (`ext2_acl_entry_short`).
+    pub(crate) struct AclEntryShort {
+        pub(crate) e_tag: Le16,
+        pub(crate) e_perm: Le16,
+    }
+}
+
+/// The ext2 file system type.
+pub(crate) struct Ext2Fs;
+
+/// A block group descriptor, as checked at mount time.
+pub(crate) struct GroupDesc {
+    pub(crate) inode_table: u32,
+    pub(crate) free_blocks: u16,
+    pub(crate) free_inodes: u16,
+}
+
+/// Per-superblock data (`struct ext2_sb_info`).
+pub(crate) struct Ext2Sb {
+    pub(crate) block_size: u32,
+    pub(crate) blocksize_bits: u8,
+    pub(crate) inodes_count: u32,
+    pub(crate) blocks_count: u32,
+    pub(crate) r_blocks_count: u32,
+    pub(crate) first_data_block: u32,
+    pub(crate) inodes_per_group: u32,
+    pub(crate) inode_size: u32,
+    pub(crate) first_ino: u32,
+    pub(crate) feature_incompat: u32,
+    /// `EXT2_MOUNT_*` (`s_mount_opt`); a remount changes them.
+    pub(crate) mount_opt: Atomic<u32>,
+    pub(crate) resuid: Atomic<u32>,
+    pub(crate) resgid: Atomic<u32>,
+    /// Where the superblock was read, in 1 KiB units (`sb=`).
+    pub(crate) sb_block: u32,
+    pub(crate) def_mount_opts: u32,
+    pub(crate) def_resuid: u16,
+    pub(crate) def_resgid: u16,
+    pub(crate) errors: u16,
+    pub(crate) uuid: [u8; 16],
+    pub(crate) groups: KVec<GroupDesc>,
+    /// Blocks used by the superblock copies, group descriptors, bitmaps and inode tables.
+    pub(crate) overhead: u64,
+}
+
+impl Ext2Sb {
+    /// Whether mount option `opt` (`EXT2_MOUNT_*`) is set (`test_opt`).
+    pub(crate) fn test_opt(&self, opt: u32) -> bool {
+        self.mount_opt.load(Relaxed) & opt != 0
+    }
+
+    /// Whether `user.` attributes are served (`user_xattr`).
+    pub(crate) fn user_xattr(&self) -> bool {
+        self.test_opt(mnt::XATTR_USER)
+    }
+
+    /// Whether directory entries carry the file type.
+    pub(crate) fn has_filetype(&self) -> bool {
+        self.feature_incompat & EXT2_FEATURE_INCOMPAT_FILETYPE != 0
+    }
+}
+
+/// Per-inode data (`struct ext2_inode_info`).
+pub(crate) struct Ext2Inode {
+    /// `i_block`: direct, indirect, double and triple indirect block numbers; for a fast
+    /// symlink, the target, NUL-terminated (`nd_terminate_link`), as its on-disk bytes.
+    pub(crate) block: [u32; EXT2_N_BLOCKS],
+    /// The extended attribute block, or 0.
+    pub(crate) file_acl: u32,
+    /// `i_blocks`, in 512-byte units.
+    pub(crate) blocks: u32,
+    /// The type bits of `i_mode`.
+    pub(crate) mode: u16,
+    /// `i_flags`: the on-disk inode flags (`EXT2_*_FL`).
+    pub(crate) flags: u32,
+    /// For directories: the page where the last lookup found its name, where the next one starts
+    /// (`i_dir_start_lookup`).
+    pub(crate) dir_start_lookup: Atomic<u64>,
+}
+
+impl Ext2Inode {
+    /// Whether this is a directory.
+    pub(crate) fn is_dir(&self) -> bool {
+        self.mode & mode::S_IFMT == mode::S_IFDIR
+    }
+
+    /// Whether this is a regular file.
+    pub(crate) fn is_reg(&self) -> bool {
+        self.mode & mode::S_IFMT == mode::S_IFREG
+    }
+}
