@@ -58,9 +58,9 @@
 
 use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, BlockRun, LockedFolio};
 use kernel::fs::dentry::{self, DEntry};
+use kernel::fs::export::ExportOperations;
 use kernel::fs::file::{File, FileOperations};
 use kernel::fs::inode::{self, FileType, INode, INodeOperations, Link, NewINode, UNIX_EPOCH};
-use kernel::fs::export::ExportOperations;
 use kernel::fs::iomap::{self, DirectIo, Fiemap};
 use kernel::fs::param;
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};

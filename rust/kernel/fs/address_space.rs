@@ -231,14 +231,16 @@ impl MappedBytes<'_> {
     // patch: end
 
     /// Returns whether the bytes at `offset` are `bytes`; `false` if they are not all within the
-    /// mapped bytes. The mapped bytes are read with volatile loads, as records are (`MappedBytes::read_record`).
+    /// mapped bytes. The mapped bytes are read with volatile loads, as records are
+    /// ([`MappedBytes::read_record`]).
     #[inline]
     pub fn matches(&self, offset: usize, bytes: &[u8]) -> bool {
         let Ok(src) = self.range(offset, bytes.len()) else {
             return false;
         };
         bytes.iter().enumerate().all(|(k, &b)| {
-            // SAFETY: As in `read_record`: `src` has `bytes.len()` mapped bytes and `k` is below that.
+            // SAFETY: As in `read_record`: `src` has `bytes.len()` mapped bytes and `k` is below
+            // that.
             unsafe { src.add(k).read_volatile() == b }
         })
     }

@@ -144,7 +144,7 @@ pub struct Root<T: FileSystem>(NonNull<bindings::dentry>, PhantomData<T>);
 
 impl<T: FileSystem> Root<T> {
     /// Creates the root dentry of `inode`'s superblock (`d_make_root`). The mount fails with
-    /// `EINVAL` if [`FileSystem::init_root`](crate::fs::FileSystem::init_root) returns the root
+    /// `EINVAL` if [`FileSystem::init_root`] returns the root
     /// of another superblock.
     #[inline]
     pub fn try_new(inode: ARef<INode<T>>) -> Result<Self> {

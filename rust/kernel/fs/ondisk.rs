@@ -4,10 +4,10 @@
 //! read from (and write to) bytes without `unsafe`.
 //!
 //! The integers ([`Le16`], [`Le32`], [`Le64`]) are byte arrays, so every record built from them
-//! (and from `u8` and arrays) with [`on_disk_record!`] is aligned to 1 and has no padding: any
-//! bytes are a valid record ([`FromBytes`], whatever the slice's alignment) and every record is
-//! plain bytes ([`AsBytes`]). The macro checks the fields at compile time and implements both
-//! traits for the record.
+//! (and from `u8` and arrays) with [`on_disk_record!`](crate::on_disk_record) is aligned to 1
+//! and has no padding: any bytes are a valid record ([`FromBytes`], whatever the slice's
+//! alignment) and every record is plain bytes ([`AsBytes`]). The macro checks the fields at
+//! compile time and implements both traits for the record.
 //!
 //! ```
 //! use kernel::fs::ondisk::{Le16, Le32};

@@ -9,7 +9,6 @@ use kernel::fs::iomap::DirectIo;
 use kernel::prelude::*;
 
 /// `ext2_file_operations`, read-only.
-
 pub(crate) struct FileFops;
 
 #[vtable]

@@ -126,9 +126,8 @@ impl AddressSpaceOperations for FileOps {
     }
 }
 
-/// `ext2_iomap_ops`, for reads: FIEMAP and direct I/O.
-
-/// Block mapper for reads (`ext2_get_block` without `create`).
+/// Block mapper for reads (`ext2_get_block` without `create`): `ext2_iomap_ops` for FIEMAP and
+/// direct I/O.
 pub(crate) struct Mapper;
 
 impl BlockMapper for Mapper {
