@@ -34,7 +34,9 @@
 //!   length asked (the bindings clamp the length to the size: two holes, not 2^51);
 //! - `bigino`: a file whose inode number does not fit in 32 bits, with the ino32 file handles of
 //!   its export operations (the bindings refuse the handle, `EOVERFLOW`, instead of one that
-//!   names inode 2).
+//!   names inode 2);
+//! - `forget`: a file whose new inode and folio are forgotten (`mem::forget`) by the code that
+//!   sets them up and reads them: it has only borrows, so the bindings still unlock both.
 //!
 //! Two names reach across superblocks, through an inode slot shared by every mount of the type:
 //! looking up `stash` puts `xattrs`' inode of this superblock in the slot (and finds nothing), and
@@ -79,7 +81,7 @@ kernel::module_fs! {
 const ROOT_INO: u64 = 1;
 
 /// The entries of the root: name, inode number, type.
-const ENTRIES: [(&[u8], u64); 12] = [
+const ENTRIES: [(&[u8], u64); 13] = [
     (b"xattrs", 2),
     (b"noaops", 3),
     (b"owned", 4),
@@ -92,6 +94,7 @@ const ENTRIES: [(&[u8], u64); 12] = [
     (b"holder", 11),
     (b"holes", 12),
     (b"bigino", BIG_INO),
+    (b"forget", 13),
 ];
 
 /// The inode number of `bigino`: 2 in its low 32 bits.
@@ -241,7 +244,7 @@ fn init_inode(
             new.set_inode_ops::<NoAopsOps>();
             FileType::Dir
         }
-        2 | 6 | 8..=10 | BIG_INO => {
+        2 | 6 | 8..=10 | 13 | BIG_INO => {
             new.set_inode_ops::<XattrsOps>();
             FileType::Reg
         }
@@ -278,8 +281,16 @@ fn init_inode(
     if ino == 8 {
         new.set_file_ops::<BlocksFops>().set_aops::<BlocksAops>();
     }
-    if ino == 9 {
+    if ino == 9 || ino == 12 {
+        // `holes` reads as `partial` does: it only needs to be opened (for FIEMAP).
         new.set_generic_ro_file_ops().set_aops::<PartialAops>();
+    }
+    if ino == 13 {
+        new.set_generic_ro_file_ops().set_aops::<ForgetAops>();
+        // All a file system has of the locked new inode is a borrow: forgetting it leaves
+        // nothing locked (`iget` unlocks the inode when this closure returns).
+        #[expect(forgetting_references)]
+        core::mem::forget(new);
     }
     Ok(inode::INodeParams {
         typ,
@@ -406,6 +417,22 @@ impl AddressSpaceOperations for PartialAops {
             folio.write(100, b"partial")?;
             folio.write(4000, b"end")?;
         }
+        Ok(())
+    }
+}
+
+struct ForgetAops;
+
+#[vtable]
+impl AddressSpaceOperations for ForgetAops {
+    type FileSystem = BadFs;
+
+    /// Writes `forget` and forgets the folio: all it has is a borrow, so the bindings still end
+    /// the read and unlock the folio.
+    fn read_folio(_file: Option<&File<BadFs>>, folio: &mut LockedFolio<'_, BadFs>) -> Result {
+        folio.write(0, b"forget")?;
+        #[expect(forgetting_references)]
+        core::mem::forget(folio);
         Ok(())
     }
 }

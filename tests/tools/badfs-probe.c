@@ -5,7 +5,7 @@
  * is a return value, a link target or an errno name. Run as root, then again
  * as an unprivileged user (BADFS_UID=N). BADFS_ONLY=GROUP runs one group of
  * calls: align, xattr, noaops, noread, blocks, partial, failing, owned,
- * inlink, holder, bigino, holes.
+ * inlink, holder, bigino, holes, forget.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -193,6 +193,16 @@ int main(int argc, char **argv)
 			result("fiemap holes", m.f.fm_mapped_extents);
 		if (fd >= 0)
 			close(fd);
+	}
+	/*
+	 * Set up and read by code that forgets its new inode and its folio: both
+	 * are unlocked anyway, the second lookup and read do not wait.
+	 */
+	GROUP("forget") {
+		result("lstat forget", lstat(P("forget"), &st));
+		result("lstat forget again", lstat(P("forget"), &st));
+		result("read forget", read_start(P("forget"), 0));
+		result("read forget again", read_start(P("forget"), 0));
 	}
 	return 0;
 }

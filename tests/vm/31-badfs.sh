@@ -16,7 +16,8 @@
 # released at put_super (no "Busy inodes after unmount"); a parameter is read
 # as the kind of the spec that matched it, not of the first spec with its
 # option number; a file of holes gives FIEMAP in bounded time (the length is
-# clamped to the size), and a 64-bit inode number no 32-bit file handle.
+# clamped to the size), a 64-bit inode number no 32-bit file handle, and a
+# new inode and a folio that the file system "forgets" are unlocked anyway.
 # As root and as an unprivileged user; dmesg must stay clean (debug kernel:
 # KASAN, HARDENED_USERCOPY, DEBUG_ATOMIC_SLEEP, lockdep).
 . /tests/lib.sh
@@ -49,7 +50,11 @@ stat through inlink = 0
 readlink holder = xattrs
 stat through holder = 0
 handle bigino = EOVERFLOW
-fiemap holes = 0"
+fiemap holes = 0
+lstat forget = 0
+lstat forget again = 0
+read forget = 6
+read forget again = 6"
 i=0
 while [ $i -lt 20 ]; do
 	mount -t rust-badfs none /mnt/b || fail "mount"

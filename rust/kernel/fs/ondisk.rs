@@ -116,8 +116,10 @@ macro_rules! on_disk_record {
         const _: () = {
             $($crate::fs::ondisk::assert_on_disk::<$ty>();)*
             // Fields of alignment 1 leave no padding: the size is the sum of theirs.
-            assert!(core::mem::align_of::<$name>() == 1);
-            assert!(core::mem::size_of::<$name>() == 0 $(+ core::mem::size_of::<$ty>())*);
+            ::core::assert!(::core::mem::align_of::<$name>() == 1);
+            ::core::assert!(
+                ::core::mem::size_of::<$name>() == 0 $(+ ::core::mem::size_of::<$ty>())*
+            );
         };
 
         // SAFETY: `repr(C)` with fields that are valid for any bytes and of alignment 1 (checked

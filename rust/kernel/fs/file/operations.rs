@@ -330,7 +330,7 @@ impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> FileOperationsVT
 
     const IOCTL: Option<unsafe extern "C" fn(*mut bindings::file, c_uint, c_ulong) -> c_long> =
         if U::HAS_IOCTL {
-            Some(Self::ioctl_callback)
+            Some(Self::ioctl_callback::<false>)
         } else {
             None
         };
@@ -377,16 +377,16 @@ impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> FileOperationsVT
     const COMPAT_IOCTL: Option<
         unsafe extern "C" fn(*mut bindings::file, c_uint, c_ulong) -> c_long,
     > = if cfg!(CONFIG_COMPAT) && U::HAS_COMPAT_IOCTL {
-        Some(Self::compat_ioctl_callback)
+        Some(Self::ioctl_callback::<true>)
     } else {
         None
     };
 
     /// # Safety
     ///
-    /// `compat_ioctl` of `struct file_operations`: `file` is a valid file opened on an
-    /// inode of `T`.
-    unsafe extern "C" fn compat_ioctl_callback(
+    /// `unlocked_ioctl` (`COMPAT` false) or `compat_ioctl` (`COMPAT` true) of
+    /// `struct file_operations`: `file` is a valid file opened on an inode of `T`.
+    unsafe extern "C" fn ioctl_callback<const COMPAT: bool>(
         file: *mut bindings::file,
         cmd: c_uint,
         arg: c_ulong,
@@ -394,25 +394,12 @@ impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> FileOperationsVT
         // SAFETY: The C API guarantees that `file` is valid for the duration of the
         // call, opened on an inode that got this table, hence of file system `T`.
         let file = unsafe { File::<T>::from_raw(file) };
-        match U::compat_ioctl(file, cmd, arg) {
-            Ok(r) => r as c_long,
-            Err(e) => e.to_errno() as c_long,
-        }
-    }
-
-    /// # Safety
-    ///
-    /// `unlocked_ioctl` of `struct file_operations`: `file` is a valid file opened on an
-    /// inode of `T`.
-    unsafe extern "C" fn ioctl_callback(
-        file: *mut bindings::file,
-        cmd: c_uint,
-        arg: c_ulong,
-    ) -> c_long {
-        // SAFETY: The C API guarantees that `file` is valid for the duration of the
-        // call, opened on an inode that got this table, hence of file system `T`.
-        let file = unsafe { File::<T>::from_raw(file) };
-        match U::ioctl(file, cmd, arg) {
+        let r = if COMPAT {
+            U::compat_ioctl(file, cmd, arg)
+        } else {
+            U::ioctl(file, cmd, arg)
+        };
+        match r {
             Ok(r) => r as c_long,
             Err(e) => e.to_errno() as c_long,
         }
