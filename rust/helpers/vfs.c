@@ -105,6 +105,21 @@ __rust_helper void rust_helper_set_buffer_boundary(struct buffer_head *bh)
 	set_buffer_boundary(bh);
 }
 
+__rust_helper bool rust_helper_buffer_write_io_error(struct buffer_head *bh)
+{
+	return buffer_write_io_error(bh);
+}
+
+__rust_helper void rust_helper_clear_buffer_write_io_error(struct buffer_head *bh)
+{
+	clear_buffer_write_io_error(bh);
+}
+
+__rust_helper void rust_helper_set_buffer_uptodate(struct buffer_head *bh)
+{
+	set_buffer_uptodate(bh);
+}
+
 __rust_helper unsigned int rust_helper_readahead_count(struct readahead_control *rac)
 {
 	return readahead_count(rac);

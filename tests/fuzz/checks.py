@@ -26,6 +26,21 @@ UNREACHABLE = {
         "needs an I/O error: the descriptors lie inside the device-size check of s_blocks_count",
     "DAX support has been removed. dax option ignored.":
         "a mount option's message, not an image's (23-ext2-options mounts with -o dax)",
+    "couldn't mount RDWR because of unsupported optional features (.*)":
+        "read-write mounts only (these images are mounted read-only); 60-ext2-rw-super reaches it",
+    "warning: couldn't remount RDWR because of unsupported optional features (.*).":
+        "read-write remounts only; 60-ext2-rw-super reaches it",
+    "warning: mounting unchecked fs, running e2fsck is recommended":
+        "read-write mounts only; 60-ext2-rw-super reaches it",
+    "warning: mounting fs with errors, running e2fsck is recommended":
+        "read-write mounts only; 60-ext2-rw-super reaches it",
+    "warning: maximal mount count reached, running e2fsck is recommended":
+        "read-write mounts only; 60-ext2-rw-super reaches it",
+    "warning: checktime reached, running e2fsck is recommended":
+        "read-write mounts only; 60-ext2-rw-super sets a past check time, but neither driver "
+        "warned there (2026-12-06, not yet understood)",
+    "previous I/O error to superblock detected":
+        "needs a failed write of the superblock (an I/O error on a read-write mount)",
     "DAX support has been removed. xip option ignored.":
         "a mount option's message, not an image's (23-ext2-options mounts with -o xip)",
 }

@@ -7,6 +7,7 @@
  *
  *   mount OPTS: ok | ERRNO
  *   options: the options field of DIR's line in /proc/mounts
+ *   statfs: blocks, free, available, inodes and free inodes (statfs(2))
  *   probe PATH: uid gid, system.posix_acl_access (size or errno), the
  *               attribute names listxattr gives
  *
@@ -20,11 +21,25 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/xattr.h>
 
 static const char *en(int e)
 {
 	return strerrorname_np(e) ?: "?";
+}
+
+static void fs_stats(const char *dir)
+{
+	struct statfs s;
+
+	if (statfs(dir, &s) < 0)
+		printf("statfs: %s\n", en(errno));
+	else
+		printf("statfs: blocks=%llu bfree=%llu bavail=%llu files=%llu ffree=%llu\n",
+		       (unsigned long long)s.f_blocks, (unsigned long long)s.f_bfree,
+		       (unsigned long long)s.f_bavail, (unsigned long long)s.f_files,
+		       (unsigned long long)s.f_ffree);
 }
 
 static void options(const char *dir)
@@ -88,6 +103,7 @@ int main(int argc, char **argv)
 	}
 	printf("ok\n");
 	options(argv[3]);
+	fs_stats(argv[3]);
 	probe(argv[3]);
 	for (i = 5; i < argc; i++) {
 		printf("remount %s: ", argv[i]);
@@ -96,6 +112,7 @@ int main(int argc, char **argv)
 		else
 			printf("ok\n");
 		options(argv[3]);
+		fs_stats(argv[3]);
 		probe(argv[3]);
 	}
 	if (umount(argv[3]) < 0)

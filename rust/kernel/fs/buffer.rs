@@ -8,6 +8,9 @@ use super::sb::{State, SuperBlock};
 use super::FileSystem;
 use crate::error::{code::*, Result};
 use crate::prelude::*;
+// patch: rw
+use crate::transmute::AsBytes;
+// patch: end
 use crate::sync::aref::{ARef, AlwaysRefCounted};
 use crate::{bindings, types::Opaque};
 use core::ptr::NonNull;
@@ -71,6 +74,71 @@ impl Head {
         unsafe { (*self.0.get()).b_blocknr }
     }
 }
+
+// patch: rw
+impl Head {
+    /// Copies `bytes` into the block at `offset`, with C `memcpy` (the block's bytes are never a
+    /// Rust reference: see [`Head::read`]). Fails with `EINVAL` if the range is not within the
+    /// block.
+    ///
+    /// The write is not ordered with other writers of the same bytes: the file system
+    /// serialises them with the lock C uses for that metadata. The buffer is not marked dirty
+    /// ([`Head::mark_dirty`]).
+    #[inline]
+    pub fn write(&self, offset: usize, bytes: &[u8]) -> Result {
+        let end = offset.checked_add(bytes.len()).ok_or(EINVAL)?;
+        if end > self.size() {
+            return Err(EINVAL);
+        }
+        // SAFETY: The buffer head is valid and referenced, so its data stays mapped at `b_data`
+        // for `b_size` bytes while the reference lives, and `offset..end` is within them. The
+        // bytes are the page cache's, never referenced by Rust: C copies into them.
+        unsafe {
+            let dst = (*self.0.get()).b_data.cast::<u8>().add(offset);
+            bindings::memcpy(dst.cast(), bytes.as_ptr().cast(), bytes.len());
+        }
+        Ok(())
+    }
+
+    /// Copies the bytes of `record` into the block at `offset` (see [`Head::write`]).
+    #[inline]
+    pub fn write_record<R: AsBytes>(&self, offset: usize, record: &R) -> Result {
+        self.write(offset, record.as_bytes())
+    }
+
+    /// Marks the buffer dirty (`mark_buffer_dirty`): writeback writes it to the device.
+    #[inline]
+    pub fn mark_dirty(&self) {
+        // SAFETY: The buffer head is valid and referenced, and up to date (type invariants), as
+        // `mark_buffer_dirty` expects.
+        unsafe { bindings::mark_buffer_dirty(self.0.get()) };
+    }
+
+    /// Clears the mark of a failed write of the buffer, and returns whether there was one: C's
+    /// retry of a buffer it keeps (`buffer_write_io_error`, `clear_buffer_write_io_error`,
+    /// `set_buffer_uptodate`, as `ext2_clear_super_error`).
+    #[inline]
+    pub fn clear_write_io_error(&self) -> bool {
+        // SAFETY: The buffer head is valid and referenced; the flags are atomic bit operations.
+        unsafe {
+            let failed = bindings::buffer_write_io_error(self.0.get());
+            if failed {
+                bindings::clear_buffer_write_io_error(self.0.get());
+                bindings::set_buffer_uptodate(self.0.get());
+            }
+            failed
+        }
+    }
+
+    /// Writes the buffer to the device if it is dirty and waits for it (`sync_dirty_buffer`).
+    /// Fails with `EIO` if the write failed. May sleep.
+    #[inline]
+    pub fn sync(&self) -> Result {
+        // SAFETY: The buffer head is valid and referenced.
+        crate::error::to_result(unsafe { bindings::sync_dirty_buffer(self.0.get()) })
+    }
+}
+// patch: end
 
 // SAFETY: The type invariants guarantee that `Head` is always ref-counted.
 unsafe impl AlwaysRefCounted for Head {

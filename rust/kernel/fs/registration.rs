@@ -46,6 +46,12 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
     /// Where superblocks come from: none (in-memory) or a block device.
     const BACKING: sb::Backing = sb::Backing::Independent;
 
+    /// Whether superblocks may be mounted read-write. When `false` (the default), every mount
+    /// and remount is read-only, even without `-o ro` (and the block device is opened
+    /// read-only). When `true`, a mount is read-write unless asked otherwise or made read-only
+    /// by the file system when it fills or reconfigures the superblock.
+    const READ_WRITE: bool = false;
+
     /// The superblock operations of this file system (`s_op`): the type implementing
     /// [`sb::SuperOperations`] for it, often the file system type itself.
     type SuperOperations: sb::SuperOperations<FileSystem = Self>;
@@ -80,8 +86,11 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
     ) -> Result<sb::SuperParams<Self::Data>>;
 
     // patch: param
-    /// Applies `options` to a mounted superblock (`reconfigure`: `mount -o remount`). The
-    /// superblock stays read-only. By default, nothing changes.
+    /// Applies `options` to a mounted superblock (`reconfigure`: `mount -o remount`), after the
+    /// VFS synced it (`sync_filesystem`). A read-only file system
+    /// ([`FileSystem::READ_WRITE`] `false`) stays read-only; a read-write one sees the mode
+    /// asked for in `rc` and may refuse it or keep the superblock read-only. By default,
+    /// nothing changes.
     #[inline]
     fn reconfigure(
         _sb: &SuperBlock<Self>,
@@ -268,9 +277,10 @@ impl Registration {
             // `free_callback` frees it, whatever happens to the context.
             fc.fs_private = KBox::into_raw(options).cast();
             fc.ops = FsContextVTable::<T>::build();
-            // Rust file systems are read-only: mounts (and the block device) are, even without
-            // `-o ro`.
-            fc.sb_flags |= bindings::SB_RDONLY as u32;
+            // Read-only file systems: mounts (and the block device) are, even without `-o ro`.
+            if !T::READ_WRITE {
+                fc.sb_flags |= bindings::SB_RDONLY as u32;
+            }
             Ok(0)
         })
     }
@@ -522,13 +532,14 @@ impl<T: FileSystem> FsContextVTable<T> {
     /// `root` is the mounted root of a superblock of `T`.
     unsafe extern "C" fn reconfigure_callback(fc: *mut bindings::fs_context) -> c_int {
         from_result(|| {
-            // Rust file systems are read-only: a remount keeps them so.
             // SAFETY: `fc` is valid per the callback contract and its `root` is the mounted
-            // root, whose superblock is ready.
+            // root, whose superblock is ready. Read-only file systems stay so on a remount.
             let sb = unsafe {
                 let sb = (*(*fc).root).d_sb;
                 bindings::sync_filesystem(sb);
-                (*fc).sb_flags |= bindings::SB_RDONLY as u32;
+                if !T::READ_WRITE {
+                    (*fc).sb_flags |= bindings::SB_RDONLY as u32;
+                }
                 SuperBlock::<T>::from_raw(sb)
             };
             // SAFETY: The context is ours during the call.
@@ -555,7 +566,9 @@ impl<T: FileSystem> FsContextVTable<T> {
             // newly-created superblock.
             unsafe {
                 (*sb_ptr).s_op = sb::SuperOperationsVTable::<T, T::SuperOperations>::build();
-                (*sb_ptr).s_flags |= bindings::SB_RDONLY;
+                if !T::READ_WRITE {
+                    (*sb_ptr).s_flags |= bindings::SB_RDONLY;
+                }
             }
 
             // SAFETY: `sb_ptr` is a new superblock, exclusively ours during `fill_super`.

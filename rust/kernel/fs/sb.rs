@@ -336,6 +336,40 @@ impl Reconfigure<'_> {
 }
 // patch: end
 
+// patch: rw
+impl Reconfigure<'_> {
+    /// Returns whether the remount asks for a read-only superblock (`SB_RDONLY` in
+    /// `fc->sb_flags`). Always `true` for a file system that is not
+    /// [`READ_WRITE`](FileSystem::READ_WRITE).
+    #[inline]
+    pub fn read_only(&self) -> bool {
+        // SAFETY: The context is valid and ours (type invariants).
+        unsafe { (*self.0).sb_flags & bindings::SB_RDONLY as u32 != 0 }
+    }
+
+    /// Keeps (or makes) the superblock read-only, whatever the remount asked for: `SB_RDONLY`
+    /// in the flags `reconfigure_super` applies once [`FileSystem::reconfigure`] returns.
+    #[inline]
+    pub fn set_read_only(&mut self) {
+        // SAFETY: The context is valid and ours (type invariants). `reconfigure_super` always
+        // applies `SB_RDONLY` (it is in `sb_flags_mask` of every remount) and, going from
+        // read-write to read-only, has already synced the superblock.
+        unsafe { (*self.0).sb_flags |= bindings::SB_RDONLY as u32 };
+    }
+}
+
+impl<T: FileSystem> SuperBlock<T, New> {
+    /// Makes the new superblock read-only (`sb->s_flags |= SB_RDONLY` in C's `fill_super`),
+    /// whatever the mount asked for: for a file system state or features it cannot write.
+    #[inline]
+    pub fn set_read_only(&mut self) {
+        // SAFETY: The superblock is new and ours alone while it is filled (`&mut`): nothing
+        // reads `s_flags` concurrently.
+        unsafe { (*self.as_ptr()).s_flags |= bindings::SB_RDONLY };
+    }
+}
+// patch: end
+
 /// Statistics of a file system, returned by [`SuperOperations::statfs`] (`struct kstatfs`).
 #[derive(Default)]
 pub struct StatFs {
@@ -393,6 +427,28 @@ pub trait SuperOperations {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
     // patch: end
+
+    // patch: rw
+    /// Writes the superblock's own metadata (`sync_fs`), with `s_umount` held, after the VFS
+    /// wrote the dirty inodes: `sync(2)`, `syncfs(2)`, a remount, a freeze and umount of a
+    /// read-write superblock. `wait` is `false` for the first, non-waiting pass of a sync, `true`
+    /// when the data must be on the device (or queued as dirty buffers that the VFS writes
+    /// next) when it returns. Not called on read-only superblocks.
+    fn sync_fs(_sb: &SuperBlock<Self::FileSystem>, _wait: bool) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Makes the file system consistent on its device for a freeze (`freeze_fs`), with the
+    /// VFS's writers stopped and the file system synced.
+    fn freeze_fs(_sb: &SuperBlock<Self::FileSystem>) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Undoes [`SuperOperations::freeze_fs`] when the file system is thawed (`unfreeze_fs`).
+    fn unfreeze_fs(_sb: &SuperBlock<Self::FileSystem>) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+    // patch: end
 }
 
 /// The `struct super_operations` of a [`SuperOperations`] implementation `U` of file system `T`,
@@ -428,6 +484,23 @@ impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> SuperOperations
         // patch: param
         show_options: if U::HAS_SHOW_OPTIONS {
             Some(Self::show_options_callback)
+        } else {
+            None
+        },
+        // patch: end
+        // patch: rw
+        sync_fs: if U::HAS_SYNC_FS {
+            Some(Self::sync_fs_callback)
+        } else {
+            None
+        },
+        freeze_fs: if U::HAS_FREEZE_FS {
+            Some(Self::freeze_fs_callback)
+        } else {
+            None
+        },
+        unfreeze_fs: if U::HAS_UNFREEZE_FS {
+            Some(Self::unfreeze_fs_callback)
         } else {
             None
         },
@@ -503,6 +576,51 @@ impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> SuperOperations
             Ok(0)
         })
     }
+
+    // patch: rw
+    /// # Safety
+    ///
+    /// `sync_fs` of `struct super_operations`: `sb_ptr` is a valid, filled superblock of `T`
+    /// (the VFS holds `s_umount` and an active reference).
+    unsafe extern "C" fn sync_fs_callback(
+        sb_ptr: *mut bindings::super_block,
+        wait: c_int,
+    ) -> c_int {
+        // SAFETY: Per the callback contract the superblock is filled, hence ready, and stays so
+        // for the call.
+        let sb = unsafe { SuperBlock::<T>::from_raw(sb_ptr) };
+        match U::sync_fs(sb, wait != 0) {
+            Ok(()) => 0,
+            Err(e) => e.to_errno(),
+        }
+    }
+
+    /// # Safety
+    ///
+    /// `freeze_fs` of `struct super_operations`: `sb_ptr` is a valid, filled superblock of `T`
+    /// (the VFS holds `s_umount` for write).
+    unsafe extern "C" fn freeze_fs_callback(sb_ptr: *mut bindings::super_block) -> c_int {
+        // SAFETY: Per the callback contract the superblock is filled, hence ready.
+        let sb = unsafe { SuperBlock::<T>::from_raw(sb_ptr) };
+        match U::freeze_fs(sb) {
+            Ok(()) => 0,
+            Err(e) => e.to_errno(),
+        }
+    }
+
+    /// # Safety
+    ///
+    /// `unfreeze_fs` of `struct super_operations`: `sb_ptr` is a valid, filled superblock of
+    /// `T` (the VFS holds `s_umount` for write).
+    unsafe extern "C" fn unfreeze_fs_callback(sb_ptr: *mut bindings::super_block) -> c_int {
+        // SAFETY: Per the callback contract the superblock is filled, hence ready.
+        let sb = unsafe { SuperBlock::<T>::from_raw(sb_ptr) };
+        match U::unfreeze_fs(sb) {
+            Ok(()) => 0,
+            Err(e) => e.to_errno(),
+        }
+    }
+    // patch: end
 
     /// Returns the table.
     #[inline]

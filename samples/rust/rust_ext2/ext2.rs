@@ -4,10 +4,14 @@
 //! constants and as records read from bytes ([`kernel::on_disk_record!`]), and the in-memory
 //! superblock and inode data.
 
+use kernel::fs::buffer::Head;
 use kernel::fs::inode::mode;
 use kernel::fs::ondisk::{Le16, Le32};
 use kernel::prelude::*;
+use kernel::sync::aref::ARef;
 use kernel::sync::atomic::{Atomic, Relaxed};
+use kernel::sync::SpinLock;
+use kernel::transmute::{AsBytes, FromBytes};
 
 /// Magic number of ext2 superblocks.
 pub(crate) const EXT2_SUPER_MAGIC: u16 = 0xEF53;
@@ -49,6 +53,22 @@ pub(crate) const EXT2_FEATURE_INCOMPAT_SUPP: u32 =
     EXT2_FEATURE_INCOMPAT_FILETYPE | EXT2_FEATURE_INCOMPAT_META_BG;
 /// `s_feature_ro_compat`: only some groups have superblock backups.
 pub(crate) const EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER: u32 = 0x0001;
+/// `s_feature_ro_compat`: files may be larger than 2 GiB.
+pub(crate) const EXT2_FEATURE_RO_COMPAT_LARGE_FILE: u32 = 0x0002;
+/// `s_feature_ro_compat`: B-tree directories (never used, but C accepts it).
+pub(crate) const EXT2_FEATURE_RO_COMPAT_BTREE_DIR: u32 = 0x0004;
+/// `s_feature_ro_compat` features this driver can write with.
+pub(crate) const EXT2_FEATURE_RO_COMPAT_SUPP: u32 = EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER
+    | EXT2_FEATURE_RO_COMPAT_LARGE_FILE
+    | EXT2_FEATURE_RO_COMPAT_BTREE_DIR;
+/// The newest revision this driver knows (`EXT2_MAX_SUPP_REV`, `EXT2_DYNAMIC_REV`).
+pub(crate) const EXT2_MAX_SUPP_REV: u32 = 1;
+/// `s_state`: cleanly unmounted.
+pub(crate) const EXT2_VALID_FS: u16 = 0x0001;
+/// `s_state`: errors detected.
+pub(crate) const EXT2_ERROR_FS: u16 = 0x0002;
+/// `s_max_mnt_count` given to file systems that have none (`EXT2_DFL_MAX_MNT_COUNT`).
+pub(crate) const EXT2_DFL_MAX_MNT_COUNT: u16 = 20;
 /// `s_default_mount_opts`: the options a mount has unless told otherwise (`EXT2_DEFM_*`).
 pub(crate) const EXT2_DEFM_DEBUG: u32 = 0x0001;
 pub(crate) const EXT2_DEFM_BSDGROUPS: u32 = 0x0002;
@@ -255,11 +275,10 @@ kernel::on_disk_record! {
 /// The ext2 file system type.
 pub(crate) struct Ext2Fs;
 
-/// A block group descriptor, as checked at mount time.
+/// What a block group descriptor says that does not change once mounted (checked at mount
+/// time); the counts are read from the descriptor's buffer ([`Ext2Sb::group_desc`]).
 pub(crate) struct GroupDesc {
     pub(crate) inode_table: u32,
-    pub(crate) free_blocks: u16,
-    pub(crate) free_inodes: u16,
 }
 
 /// Per-superblock data (`struct ext2_sb_info`).
@@ -286,11 +305,76 @@ pub(crate) struct Ext2Sb {
     pub(crate) errors: u16,
     pub(crate) uuid: [u8; 16],
     pub(crate) groups: KVec<GroupDesc>,
+    /// The buffers of the group descriptor blocks (`s_group_desc`), `desc_per_block`
+    /// descriptors each.
+    pub(crate) gd_bh: KVec<ARef<Head>>,
+    pub(crate) desc_per_block: u32,
     /// Blocks used by the superblock copies, group descriptors, bitmaps and inode tables.
     pub(crate) overhead: u64,
+    /// The buffer of the superblock (`s_sbh`), which read-write mounts write.
+    pub(crate) sbh: ARef<Head>,
+    /// Where the superblock is in `sbh`.
+    pub(crate) sb_offset: usize,
+    /// `s_state` when the file system was mounted read-write (`s_mount_state`), written back
+    /// at umount and remount read-only.
+    pub(crate) mount_state: Atomic<u32>,
+    /// `s_feature_ro_compat`.
+    pub(crate) feature_ro_compat: u32,
+    /// Serialises the writes of the superblock's fields (`s_lock`).
+    pub(crate) s_lock: Pin<KBox<SpinLock<()>>>,
 }
 
 impl Ext2Sb {
+    /// Returns the descriptor of group `g` as its buffer has it now (`ext2_get_group_desc`).
+    pub(crate) fn group_desc(&self, g: u32) -> Result<DiskGroupDesc> {
+        let bh = g
+            .checked_div(self.desc_per_block)
+            .and_then(|b| self.gd_bh.get(b as usize))
+            .ok_or(EIO)?;
+        let at = g.checked_rem(self.desc_per_block).ok_or(EIO)? as usize;
+        let mut raw = [0u8; GROUP_DESC_SIZE];
+        bh.read(at.saturating_mul(GROUP_DESC_SIZE), &mut raw)?;
+        DiskGroupDesc::from_bytes_copy(&raw).ok_or(EIO)
+    }
+
+    /// Returns the free blocks and inodes of all groups, from their descriptors
+    /// (`ext2_count_free_blocks`, `ext2_count_free_inodes`).
+    pub(crate) fn count_free(&self) -> Result<(u64, u64)> {
+        let (mut blocks, mut inodes) = (0u64, 0u64);
+        for g in 0..self.groups.len() {
+            let d = self.group_desc(u32::try_from(g)?)?;
+            // At most 2^32 groups of 16-bit counts: the sums stay below 2^48.
+            blocks = blocks.saturating_add(d.bg_free_blocks_count.get().into());
+            inodes = inodes.saturating_add(d.bg_free_inodes_count.get().into());
+        }
+        Ok((blocks, inodes))
+    }
+
+    /// Returns field `R` of the superblock at `offset` in `struct ext2_super_block` (`field`
+    /// names it, for its type: see [`es_get!`]), as the buffer has it now.
+    pub(crate) fn es_field<R: FromBytes + AsBytes + Default>(
+        &self,
+        offset: usize,
+        _field: fn(&DiskSuperBlock) -> &R,
+    ) -> Result<R> {
+        let mut v = R::default();
+        self.sbh
+            .read(self.sb_offset.saturating_add(offset), v.as_bytes_mut())?;
+        Ok(v)
+    }
+
+    /// Writes field `v` of the superblock at `offset` in `struct ext2_super_block` (see
+    /// [`es_set!`]); the caller holds `s_lock` and marks the buffer dirty.
+    pub(crate) fn es_set_field<R: AsBytes>(
+        &self,
+        offset: usize,
+        _field: fn(&DiskSuperBlock) -> &R,
+        v: &R,
+    ) -> Result {
+        self.sbh
+            .write_record(self.sb_offset.saturating_add(offset), v)
+    }
+
     /// Whether mount option `opt` (`EXT2_MOUNT_*`) is set (`test_opt`).
     pub(crate) fn test_opt(&self, opt: u32) -> bool {
         self.mount_opt.load(Relaxed) & opt != 0
@@ -336,3 +420,27 @@ impl Ext2Inode {
         self.mode & mode::S_IFMT == mode::S_IFREG
     }
 }
+
+/// Reads a field of the on-disk superblock (`es->FIELD`): `es_get!(sbi, s_state)`.
+macro_rules! es_get {
+    ($s:expr, $f:ident) => {
+        $s.es_field(
+            core::mem::offset_of!($crate::ext2::DiskSuperBlock, $f),
+            |es: &$crate::ext2::DiskSuperBlock| &es.$f,
+        )
+    };
+}
+pub(crate) use es_get;
+
+/// Writes a field of the on-disk superblock (`es->FIELD = v`), with `s_lock` held:
+/// `es_set!(sbi, s_state, Le16::new(state))`.
+macro_rules! es_set {
+    ($s:expr, $f:ident, $v:expr) => {
+        $s.es_set_field(
+            core::mem::offset_of!($crate::ext2::DiskSuperBlock, $f),
+            |es: &$crate::ext2::DiskSuperBlock| &es.$f,
+            &$v,
+        )
+    };
+}
+pub(crate) use es_set;

@@ -36,4 +36,10 @@ kernel::module_fs! {
     license: "GPL",
     // mount -t rust_ext2 loads the module, as MODULE_ALIAS_FS does for C.
     alias: ["fs-rust_ext2"],
+    params: {
+        writes: bool {
+            default: false,
+            description: "Allow read-write mounts (only the superblock is written so far)",
+        },
+    },
 }

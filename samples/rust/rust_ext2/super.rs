@@ -2,14 +2,18 @@
 
 //! Superblock: mount-time checks, group descriptors and statfs (`fs/ext2/super.c`).
 
-use crate::ext2::{self, mnt, DiskGroupDesc, DiskSuperBlock, Ext2Fs, Ext2Inode, Ext2Sb, GroupDesc};
+use crate::ext2::{
+    self, es_get, es_set, mnt, DiskGroupDesc, DiskSuperBlock, Ext2Fs, Ext2Inode, Ext2Sb, GroupDesc,
+};
 use crate::{inode, xattr};
+use kernel::fs::buffer::Head;
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::export::ExportOperations;
-use kernel::fs::inode::INode;
-use kernel::fs::ondisk::Le64;
+use kernel::fs::inode::{INode, Timespec};
+use kernel::fs::ondisk::{Le16, Le32, Le64};
 use kernel::fs::param::{self, Constant, Constants, Param, Spec, Value};
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
+use kernel::new_spinlock;
 use kernel::prelude::*;
 use kernel::seq_file::{seq_print, SeqFile};
 use kernel::sync::aref::ARef;
@@ -211,6 +215,10 @@ impl kernel::fs::FileSystem for Ext2Fs {
         c"rust_ext2"
     };
     const BACKING: sb::Backing = sb::Backing::BlockDev;
+    /// Read-write mounts keep C's bookkeeping of the superblock (state, mount count, times,
+    /// free counts) when the module parameter `writes` is set; without it every mount is
+    /// read-only, as before.
+    const READ_WRITE: bool = true;
     type SuperOperations = Self;
     type Options = Ext2Options;
     const PARAMETERS: param::SpecTable = PARAMETERS;
@@ -276,8 +284,40 @@ impl kernel::fs::FileSystem for Ext2Fs {
     }
 
     /// `ext2_reconfigure`: the superblock stays read-only, the options change.
+    /// `ext2_reconfigure`, after the VFS synced the superblock.
     fn reconfigure(sb: &SuperBlock<Self>, o: &Ext2Options, rc: &mut sb::Reconfigure<'_>) -> Result {
         let s = sb.data();
+        let want_ro = rc.read_only() || !writes_allowed();
+        if want_ro {
+            rc.set_read_only();
+        }
+        if want_ro != sb.rdonly() {
+            if want_ro {
+                remount_ro(s)?;
+            } else {
+                let unsupported = s.feature_ro_compat & !ext2::EXT2_FEATURE_RO_COMPAT_SUPP;
+                if unsupported != 0 {
+                    pr_warn!(
+                        "warning: couldn't remount RDWR because of unsupported optional features ({:x}).\n",
+                        unsupported
+                    );
+                    return Err(EROFS);
+                }
+                // Reread the state: e2fsck may have changed it while the file system was
+                // read-only.
+                {
+                    let _g = s.s_lock.lock();
+                    s.mount_state
+                        .store(es_get!(s, s_state)?.get().into(), Relaxed);
+                }
+                if setup_super(s)? {
+                    rc.set_read_only();
+                } else {
+                    // The superblock is still read-only until this returns: write it here.
+                    sync_fs(s, true)?;
+                }
+            }
+        }
         s.mount_opt.store(o.vals, Relaxed);
         if let Some(id) = o.resuid {
             s.resuid.store(id, Relaxed);
@@ -299,7 +339,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
         sb.set_xattr_handlers(xattr::HANDLERS);
         sb.set_export_ops::<Self>();
         let sb_block = options.sb_block;
-        let raw = read_super(sb, blocksize, sb_block)?;
+        let (mut sbh, mut sb_offset, raw) = read_super(sb, blocksize, sb_block)?;
         let es = disk_super(&raw)?;
         if es.s_magic.get() != ext2::EXT2_SUPER_MAGIC {
             return Err(mount_err!("can't find an ext2 filesystem on dev"));
@@ -313,6 +353,17 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 unsupported
             ));
         }
+        if !writes_allowed() {
+            sb.set_read_only();
+        }
+        let ro_compat = es.s_feature_ro_compat.get();
+        let unsupported = ro_compat & !ext2::EXT2_FEATURE_RO_COMPAT_SUPP;
+        if !sb.rdonly() && unsupported != 0 {
+            return Err(mount_err!(
+                "couldn't mount RDWR because of unsupported optional features ({:x})",
+                unsupported
+            ));
+        }
         let log = es.s_log_block_size.get();
         if log > ext2::EXT2_MAX_BLOCK_LOG_SIZE - ext2::EXT2_MIN_BLOCK_LOG_SIZE {
             return Err(mount_err!("Invalid log block size: {}", log));
@@ -322,10 +373,11 @@ impl kernel::fs::FileSystem for Ext2Fs {
             sb.set_blocksize(bsize)
                 .map_err(|_| mount_err!("bad blocksize {}", bsize))?;
             blocksize = bsize;
-            let raw = read_super(sb, blocksize, sb_block)?;
+            let (bh, offset, raw) = read_super(sb, blocksize, sb_block)?;
             if disk_super(&raw)?.s_magic.get() != ext2::EXT2_SUPER_MAGIC {
                 return Err(mount_err!("magic mismatch"));
             }
+            (sbh, sb_offset) = (bh, offset);
             raw
         } else {
             raw
@@ -414,7 +466,6 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 u64::from(groups_count).saturating_mul(u64::from(inodes_per_group))
             ));
         }
-        let ro_compat = es.s_feature_ro_compat.get();
         let sparse = ro_compat & ext2::EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER != 0;
         let desc_per_block = block_size
             .checked_div(ext2::GROUP_DESC_SIZE as u32)
@@ -430,6 +481,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
 
         // Group descriptors (`descriptor_loc`, `ext2_check_descriptors`).
         let mut groups = KVec::with_capacity(groups_count as usize, GFP_KERNEL)?;
+        let mut gd_bh = KVec::with_capacity(db_count as usize, GFP_KERNEL)?;
         for i in 0..db_count {
             let block = if incompat & ext2::EXT2_FEATURE_INCOMPAT_META_BG == 0 || i < first_meta_bg
             {
@@ -486,12 +538,11 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 groups.push(
                     GroupDesc {
                         inode_table: itable,
-                        free_blocks: gd.bg_free_blocks_count.get(),
-                        free_inodes: gd.bg_free_inodes_count.get(),
                     },
                     GFP_KERNEL,
                 )?;
             }
+            gd_bh.push(bh, GFP_KERNEL)?;
         }
 
         // Overhead, as `ext2_statfs` computes it.
@@ -518,6 +569,13 @@ impl kernel::fs::FileSystem for Ext2Fs {
         let def_resgid = es.s_def_resgid.get();
         let mount_opt = options.mount_opt(def_mount_opts, errors);
         sb.set_posix_acl(mount_opt & mnt::POSIX_ACL != 0)?;
+        // `ext2_setup_super`: a revision this driver does not know is only read.
+        if rev > ext2::EXT2_MAX_SUPP_REV {
+            pr_err!("error: revision level too high, forcing read-only mode\n");
+            sb.set_read_only();
+        }
+        let mount_state = es.s_state.get();
+        let s_lock = KBox::pin_init(new_spinlock!(()), GFP_KERNEL)?;
         Ok(sb::SuperParams {
             magic: ext2::EXT2_SUPER_MAGIC.into(),
             blocksize_bits: bits,
@@ -544,7 +602,14 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 errors,
                 uuid: es.s_uuid,
                 groups,
+                gd_bh,
+                desc_per_block,
                 overhead,
+                sbh,
+                sb_offset,
+                mount_state: Atomic::new(mount_state.into()),
+                feature_ro_compat: ro_compat,
+                s_lock,
             },
         })
     }
@@ -554,7 +619,14 @@ impl kernel::fs::FileSystem for Ext2Fs {
         if !root.data().is_dir() || root.data().blocks == 0 || root.size() == 0 {
             return Err(mount_err!("corrupt root inode, run e2fsck"));
         }
-        dentry::Root::try_new(root)
+        let root = dentry::Root::try_new(root)?;
+        // `ext2_setup_super` and `ext2_write_super`, as C's `ext2_fill_super` ends; the
+        // revision was checked in `fill_super`.
+        if !sb.rdonly() {
+            setup_super(sb.data())?;
+            sync_fs(sb.data(), true)?;
+        }
+        Ok(root)
     }
 }
 
@@ -563,8 +635,13 @@ fn disk_super(raw: &[u8]) -> Result<&DiskSuperBlock> {
     DiskSuperBlock::from_bytes(raw).ok_or(EINVAL)
 }
 
-/// Reads the superblock at `sb_block` (in 1 KiB units) with the current block size.
-fn read_super(sb: &SuperBlock<Ext2Fs, sb::New>, blocksize: i32, sb_block: u32) -> Result<KVec<u8>> {
+/// Reads the superblock at `sb_block` (in 1 KiB units) with the current block size: its
+/// buffer, its offset in the buffer and a copy of it.
+fn read_super(
+    sb: &SuperBlock<Ext2Fs, sb::New>,
+    blocksize: i32,
+    sb_block: u32,
+) -> Result<(ARef<Head>, usize, KVec<u8>)> {
     let bs = u64::try_from(blocksize)?;
     let at = u64::from(sb_block).saturating_mul(ext2::SB_UNIT);
     let bh = sb
@@ -573,12 +650,136 @@ fn read_super(sb: &SuperBlock<Ext2Fs, sb::New>, blocksize: i32, sb_block: u32) -
     let off = at.checked_rem(bs).ok_or(EINVAL)? as usize;
     let mut v = KVec::from_elem(0u8, ext2::SB_SIZE, GFP_KERNEL)?;
     bh.read(off, &mut v).map_err(|_| EINVAL)?;
-    Ok(v)
+    Ok((bh, off, v))
+}
+
+/// Whether read-write mounts are allowed (the module parameter `writes`).
+fn writes_allowed() -> bool {
+    crate::module_parameters::writes.value()
+}
+
+/// `ext2_setup_super` for a read-write mount: warns about a file system that needs checking,
+/// counts the mount. Returns whether the superblock must stay read-only (never: the revision
+/// is checked when the superblock is filled).
+fn setup_super(s: &Ext2Sb) -> Result<bool> {
+    let _g = s.s_lock.lock();
+    // `s_state` is 16 bits wide: the value stored came from it.
+    let state = s.mount_state.load(Relaxed) as u16;
+    let mnt_count = es_get!(s, s_mnt_count)?.get();
+    let max_mnt_count = es_get!(s, s_max_mnt_count)?.get();
+    let checkinterval = es_get!(s, s_checkinterval)?.get();
+    let lastcheck = es_get!(s, s_lastcheck)?.get();
+    if state & ext2::EXT2_VALID_FS == 0 {
+        pr_warn!("warning: mounting unchecked fs, running e2fsck is recommended\n");
+    } else if state & ext2::EXT2_ERROR_FS != 0 {
+        pr_warn!("warning: mounting fs with errors, running e2fsck is recommended\n");
+    } else if (max_mnt_count as i16) >= 0 && mnt_count >= max_mnt_count {
+        pr_warn!("warning: maximal mount count reached, running e2fsck is recommended\n");
+    } else if checkinterval != 0
+        && i64::from(lastcheck).saturating_add(i64::from(checkinterval)) <= Timespec::now().secs
+    {
+        pr_warn!("warning: checktime reached, running e2fsck is recommended\n");
+    }
+    if max_mnt_count == 0 {
+        es_set!(s, s_max_mnt_count, Le16::new(ext2::EXT2_DFL_MAX_MNT_COUNT))?;
+    }
+    es_set!(s, s_mnt_count, Le16::new(mnt_count.wrapping_add(1)))?;
+    Ok(false)
+}
+
+/// `ext2_sync_super`: the free counts and the write time into the superblock's buffer, marked
+/// dirty, and written if `wait`.
+fn sync_super(s: &Ext2Sb, wait: bool) -> Result {
+    if s.sbh.clear_write_io_error() {
+        pr_err!("error: previous I/O error to superblock detected\n");
+    }
+    let (free_blocks, free_inodes) = s.count_free()?;
+    {
+        let _g = s.s_lock.lock();
+        // `cpu_to_le32` of C's `unsigned long` counts.
+        es_set!(s, s_free_blocks_count, Le32::new(free_blocks as u32))?;
+        es_set!(s, s_free_inodes_count, Le32::new(free_inodes as u32))?;
+        es_set!(s, s_wtime, Le32::new(Timespec::now().secs as u32))?;
+    }
+    s.sbh.mark_dirty();
+    if wait {
+        // As C: a failed write is only remembered by the buffer (and reported by the next
+        // `sync_super`).
+        let _ = s.sbh.sync();
+    }
+    Ok(())
+}
+
+/// `ext2_sync_fs`: a file system that is mounted read-write is not valid on disk (e2fsck
+/// checks it if it is not unmounted).
+fn sync_fs(s: &Ext2Sb, wait: bool) -> Result {
+    {
+        let _g = s.s_lock.lock();
+        let state = es_get!(s, s_state)?.get();
+        if state & ext2::EXT2_VALID_FS != 0 {
+            es_set!(s, s_state, Le16::new(state & !ext2::EXT2_VALID_FS))?;
+        }
+    }
+    sync_super(s, wait)
+}
+
+/// The state of the mount back in the superblock, written (`ext2_put_super`, a remount
+/// read-only and `ext2_freeze`).
+fn restore_state(s: &Ext2Sb, mtime: bool) -> Result {
+    {
+        let _g = s.s_lock.lock();
+        es_set!(s, s_state, Le16::new(s.mount_state.load(Relaxed) as u16))?;
+        if mtime {
+            es_set!(s, s_mtime, Le32::new(Timespec::now().secs as u32))?;
+        }
+    }
+    sync_super(s, true)
+}
+
+/// The read-write to read-only part of `ext2_reconfigure`: the state of the mount back, if
+/// it was valid and the file system was not marked valid since.
+fn remount_ro(s: &Ext2Sb) -> Result {
+    let state = {
+        let _g = s.s_lock.lock();
+        es_get!(s, s_state)?.get()
+    };
+    if state & ext2::EXT2_VALID_FS != 0
+        || s.mount_state.load(Relaxed) & u32::from(ext2::EXT2_VALID_FS) == 0
+    {
+        return Ok(());
+    }
+    restore_state(s, true)
 }
 
 #[vtable]
 impl SuperOperations for Ext2Fs {
     type FileSystem = Self;
+
+    /// `ext2_put_super`: a read-write mount leaves the state it found (valid if it was).
+    fn put_super(sb: &SuperBlock<Self>) {
+        if !sb.rdonly() {
+            // As C, which ignores the error too (the device is going away).
+            let _ = restore_state(sb.data(), false);
+        }
+    }
+
+    /// `ext2_sync_fs`.
+    fn sync_fs(sb: &SuperBlock<Self>, wait: bool) -> Result {
+        sync_fs(sb.data(), wait)
+    }
+
+    /// `ext2_freeze`: the file system is valid on disk while frozen.
+    fn freeze_fs(sb: &SuperBlock<Self>) -> Result {
+        restore_state(sb.data(), false)
+    }
+
+    /// `ext2_unfreeze`: mounted read-write again (`ext2_write_super`).
+    fn unfreeze_fs(sb: &SuperBlock<Self>) -> Result {
+        if !sb.rdonly() {
+            sync_fs(sb.data(), true)?;
+        }
+        Ok(())
+    }
 
     /// `ext2_show_options`: what differs from the superblock's defaults.
     fn show_options(seq: &SeqFile, sb: &SuperBlock<Self>) -> Result {
@@ -649,8 +850,13 @@ impl SuperOperations for Ext2Fs {
 
     fn statfs(dentry: &DEntry<Self>) -> Result<sb::StatFs> {
         let s = dentry.super_block().data();
-        let bfree: u64 = s.groups.iter().map(|g| u64::from(g.free_blocks)).sum();
-        let ffree: u64 = s.groups.iter().map(|g| u64::from(g.free_inodes)).sum();
+        let (bfree, ffree) = s.count_free()?;
+        {
+            // As C, which keeps the superblock's counts current (not marked dirty).
+            let _g = s.s_lock.lock();
+            es_set!(s, s_free_blocks_count, Le32::new(bfree as u32))?;
+            es_set!(s, s_free_inodes_count, Le32::new(ffree as u32))?;
+        }
         let r = u64::from(s.r_blocks_count);
         // The two halves of the UUID, as little-endian numbers (`le64_to_cpup`).
         let id = <[Le64; 2]>::from_bytes(&s.uuid).map_or(0, |[a, b]| a.get() ^ b.get());
@@ -658,7 +864,12 @@ impl SuperOperations for Ext2Fs {
             magic: ext2::EXT2_SUPER_MAGIC.into(),
             namelen: ext2::EXT2_NAME_LEN as isize,
             bsize: s.block_size as isize,
-            blocks: u64::from(s.blocks_count).wrapping_sub(s.overhead),
+            // `minixdf` counts the metadata blocks as used, not as missing.
+            blocks: if s.test_opt(mnt::MINIX_DF) {
+                u64::from(s.blocks_count)
+            } else {
+                u64::from(s.blocks_count).wrapping_sub(s.overhead)
+            },
             bfree,
             bavail: bfree.saturating_sub(r),
             files: s.inodes_count.into(),

@@ -140,6 +140,24 @@ impl Timespec {
 /// The Unix epoch, as a [`Timespec`].
 pub const UNIX_EPOCH: Timespec = Timespec { secs: 0, nsecs: 0 };
 
+// patch: rw
+impl Timespec {
+    /// The current wall-clock time (`ktime_get_real_ts64`): what C stamps on-disk metadata with
+    /// (`ktime_get_real_seconds`).
+    #[inline]
+    pub fn now() -> Self {
+        let mut ts = bindings::timespec64::default();
+        // SAFETY: `ts` is valid for write.
+        unsafe { bindings::ktime_get_real_ts64(&mut ts) };
+        // The nanoseconds of a `timespec64` the kernel made are below one billion.
+        Self {
+            secs: ts.tv_sec,
+            nsecs: ts.tv_nsec as u32,
+        }
+    }
+}
+// patch: end
+
 #[kunit_tests(rust_fs_inode)]
 mod tests {
     use super::*;
