@@ -26,6 +26,27 @@ __rust_helper void rust_helper_i_gid_write(struct inode *inode, gid_t gid)
 	i_gid_write(inode, gid);
 }
 
+__rust_helper uid_t rust_helper_i_uid_read(const struct inode *inode)
+{
+	return i_uid_read(inode);
+}
+
+__rust_helper gid_t rust_helper_i_gid_read(const struct inode *inode)
+{
+	return i_gid_read(inode);
+}
+
+__rust_helper void rust_helper_mark_inode_dirty(struct inode *inode)
+{
+	mark_inode_dirty(inode);
+}
+
+/* i_nlink is in an anonymous union; writers use set_nlink() and friends. */
+__rust_helper unsigned int rust_helper_inode_nlink(const struct inode *inode)
+{
+	return READ_ONCE(inode->i_nlink);
+}
+
 __rust_helper void rust_helper_mapping_set_large_folios(struct address_space *m)
 {
 	mapping_set_large_folios(m);

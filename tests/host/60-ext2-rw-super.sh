@@ -14,6 +14,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/env.sh
+. tests/lib-pair.sh
 vng=$CACHE/venv/bin/vng
 export PATH="$CACHE/venv/bin:$PATH"
 [ -x "$vng" ] || { echo "FAIL ext2-rw-super: virtme-ng missing (make setup)"; exit 0; }
@@ -25,7 +26,7 @@ add() { # NAME MKE2FS-OPTS...
 	shift
 	mke2fs -q -F -t ext2 -I 128 "$@" "$w/$name.c.img" 8M > /dev/null 2>&1 || { echo "FAIL ext2-rw-super: mke2fs $*"; exit 0; }
 	cp "$w/$name.c.img" "$w/$name.r.img"
-	drives+=(-drive "file=$w/$name.c.img,if=virtio,format=raw,cache=unsafe" -drive "file=$w/$name.r.img,if=virtio,format=raw,cache=unsafe")
+	pair_drives "$w/$name.c.img" "$w/$name.r.img"
 	names+=("$name")
 }
 # NAME:mke2fs options, ':' for ' '
@@ -110,14 +111,7 @@ done < "$w/names"
 dmesg | grep -E 'BUG|WARNING|Oops|KASAN|panicked|lockdep' > "$w/splats"
 echo @@DONE
 EOF
-"$vng" --run "$KBUILD_OUT/arch/x86/boot/bzImage" --disable-kvm --force-9p --user root --memory 2G \
-	--rodir "$CACHE" --rwdir "$w" "--qemu-opts=${drives[*]}" \
-	--exec "bash $w/guest.sh $w $ko" > "$w/console.log" 2>&1
-if ! grep -q '^@@DONE' "$w/console.log"; then
-	echo "FAIL ext2-rw-super: the guest did not finish"
-	tail -20 "$w/console.log" | sed 's/^/    /'
-	exit 0
-fi
+pair_boot ext2-rw-super "$w" "$ko" || exit 0
 nw=$(grep '^@@NOWRITES' "$w/console.log" | tr -d '\r')
 if [ "$nw" = "@@NOWRITES mode ro" ]; then
 	echo "PASS ext2-rw-super-nowrites (without writes=1 a mount is read-only)"
@@ -144,9 +138,4 @@ for name in $(cat "$w/names"); do
 		echo "PASS ext2-rw-super-$name ($(grep -c '^==' "$c") steps, $(grep -c 'e2fsck -fn: exit 0' "$c") clean e2fsck, identical on both)"
 	fi
 done
-if [ -s "$w/splats" ]; then
-	echo "FAIL ext2-rw-super-dmesg:"
-	sed 's/^/    /' "$w/splats"
-else
-	echo "PASS ext2-rw-super-dmesg (no splat)"
-fi
+pair_splats ext2-rw-super "$w"

@@ -41,6 +41,12 @@ pub use super::posix_acl::AclWalk;
 pub use super::iomap::Fiemap;
 // patch: end
 
+// patch: iwrite
+mod write;
+pub use types::{high2low_gid, high2low_uid};
+pub use write::{Attr, LockedINode, WritebackControl};
+// patch: end
+
 /// A node in the file system index (inode).
 ///
 /// Wraps the kernel's `struct inode`.
@@ -74,6 +80,67 @@ impl<T: FileSystem> INode<T> {
         self.0.get()
     }
 
+    /// Returns whether the caller owns the inode or has `CAP_FOWNER` over it
+    /// (`inode_owner_or_capable` in the initial idmapping).
+    #[inline]
+    pub fn owner_or_capable(&self) -> bool {
+        // SAFETY: The inode is valid; `nop_mnt_idmap` is the static initial idmapping.
+        unsafe { bindings::inode_owner_or_capable(&raw mut bindings::nop_mnt_idmap, self.as_ptr()) }
+    }
+
+    /// Returns the view of the inode that RCU path walk has (no reference counting).
+    #[inline]
+    pub fn as_rcu(&self) -> &RcuINode<T> {
+        // SAFETY: `RcuINode` is a transparent wrapper of the same inode, whose invariants are
+        // weaker than `INode`'s (any initialised inode whose memory is valid for `'_`).
+        unsafe { RcuINode::from_raw(self.as_ptr()) }
+    }
+}
+
+impl<T: FileSystem> core::ops::Deref for INode<T> {
+    type Target = UncountedINode<T>;
+
+    #[inline]
+    fn deref(&self) -> &UncountedINode<T> {
+        // SAFETY: `UncountedINode` is a transparent wrapper of the same inode, whose invariants
+        // are weaker than `INode`'s.
+        unsafe { UncountedINode::from_raw(self.as_ptr()) }
+    }
+}
+
+/// An inode its holder has no reference to, on a live superblock: what writeback
+/// ([`SuperOperations::write_inode`](super::sb::SuperOperations::write_inode)) and eviction see,
+/// when the reference count may be zero. It cannot be ref-counted (an `ihold` there would
+/// revive an inode being freed), only read; [`INode`] dereferences to it.
+///
+/// # Invariants
+///
+/// The inode is an initialised inode of file system `T` (embedded in an `INodeWithData` whose
+/// data is initialised) on a superblock that is alive, and its memory is valid for the lifetime
+/// of the reference.
+#[repr(transparent)]
+pub struct UncountedINode<T: FileSystem>(Opaque<bindings::inode>, PhantomData<T>);
+
+impl<T: FileSystem> UncountedINode<T> {
+    /// Creates a view of an inode from a raw pointer.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be an initialised inode of file system `T` on a live superblock, whose memory
+    /// stays valid for the duration of `'a`.
+    #[inline]
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::inode) -> &'a Self {
+        // SAFETY: The cast is okay because `UncountedINode` is `repr(transparent)` over
+        // `struct inode`, which the caller guarantees to be valid for `'a`.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    /// Returns the raw `struct inode` pointer.
+    #[inline]
+    pub(crate) fn as_ptr(&self) -> *mut bindings::inode {
+        self.0.get()
+    }
+
     /// Returns the number of the inode.
     #[inline]
     pub fn ino(&self) -> u64 {
@@ -92,13 +159,19 @@ impl<T: FileSystem> INode<T> {
     /// Returns the size of the inode contents (`i_size_read`).
     #[inline]
     pub fn size(&self) -> i64 {
-        self.as_rcu().size()
+        // SAFETY: The inode is valid; `i_size_read` is the kernel's lockless read.
+        unsafe { bindings::i_size_read(self.as_ptr()) }
     }
 
     /// Returns the data associated with the inode.
     #[inline]
     pub fn data(&self) -> &T::INodeData {
-        self.as_rcu().data()
+        // SAFETY: By the type invariants the inode is embedded in an `INodeWithData` whose data
+        // is initialised and, as the memory, valid for the lifetime of `self`.
+        unsafe {
+            let outer = crate::container_of!(self.as_ptr(), INodeWithData<T::INodeData>, inode);
+            (*outer).data.assume_init_ref()
+        }
     }
 
     /// Returns the generation of the inode (`i_generation`), which file handles carry.
@@ -108,23 +181,11 @@ impl<T: FileSystem> INode<T> {
         // volatile read (READ_ONCE) sees either value.
         unsafe { ptr::read_volatile(&raw const (*self.as_ptr()).i_generation) }
     }
-
-    /// Returns whether the caller owns the inode or has `CAP_FOWNER` over it
-    /// (`inode_owner_or_capable` in the initial idmapping).
-    #[inline]
-    pub fn owner_or_capable(&self) -> bool {
-        // SAFETY: The inode is valid; `nop_mnt_idmap` is the static initial idmapping.
-        unsafe { bindings::inode_owner_or_capable(&raw mut bindings::nop_mnt_idmap, self.as_ptr()) }
-    }
-
-    /// Returns the view of the inode that RCU path walk has (no reference counting).
-    #[inline]
-    pub fn as_rcu(&self) -> &RcuINode<T> {
-        // SAFETY: `RcuINode` is a transparent wrapper of the same inode, whose invariants are
-        // weaker than `INode`'s (any initialised inode whose memory is valid for `'_`).
-        unsafe { RcuINode::from_raw(self.as_ptr()) }
-    }
 }
+
+// SAFETY: As `INode`'s: shared references only give access to immutable fields, lockless reads
+// and the file system's data, which is `Sync`.
+unsafe impl<T: FileSystem> Sync for UncountedINode<T> {}
 
 // SAFETY: An `ARef<INode>` owns a reference that may be dropped (`iput`) on any thread in
 // process context, and `INode`'s methods only read fields that are immutable after
@@ -324,6 +385,20 @@ pub trait INodeOperations {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
     // patch: end
+
+    // patch: iwrite
+    /// Changes the attributes of `dentry`'s inode (`setattr`: chmod, chown, utimes, truncate),
+    /// with its `i_rwsem` held exclusively: `inode` is the token for it. Implementations check
+    /// the change with [`Attr::prepare`], make it ([`LockedINode::setattr_copy`]) and mark the
+    /// inode dirty. Without it, the VFS changes the in-memory inode only (`simple_setattr`).
+    fn setattr(
+        _dentry: &DEntry<Self::FileSystem>,
+        _inode: &mut LockedINode<'_, Self::FileSystem>,
+        _attr: &mut Attr,
+    ) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+    // patch: end
 }
 
 /// The `struct inode_operations` of an [`INodeOperations`] implementation `U` of file system `T`,
@@ -373,6 +448,13 @@ impl<T: FileSystem, U: INodeOperations<FileSystem = T> + ?Sized> INodeOperations
         // patch: iomap
         fiemap: if U::HAS_FIEMAP {
             Some(super::iomap::fiemap_callback::<T, U>)
+        } else {
+            None
+        },
+        // patch: end
+        // patch: iwrite
+        setattr: if U::HAS_SETATTR {
+            Some(write::setattr_callback::<T, U>)
         } else {
             None
         },

@@ -370,6 +370,27 @@ impl<T: FileSystem> SuperBlock<T, New> {
 }
 // patch: end
 
+// patch: iwrite
+impl<T: FileSystem> SuperBlock<T, New> {
+    /// Sets the range of timestamps the file system can store, in seconds (`s_time_min`,
+    /// `s_time_max`): the VFS clamps the times it sets to it (`timestamp_truncate`), as for
+    /// C's ext2 (`S32_MIN..=S32_MAX`). Without it, any 64-bit time is accepted. `min` above
+    /// `max` is `EINVAL`.
+    #[inline]
+    pub fn set_time_range(&mut self, min: i64, max: i64) -> Result {
+        if min > max {
+            return Err(EINVAL);
+        }
+        // SAFETY: The superblock is new and ours alone while it is filled (`&mut`).
+        unsafe {
+            (*self.as_ptr()).s_time_min = min;
+            (*self.as_ptr()).s_time_max = max;
+        }
+        Ok(())
+    }
+}
+// patch: end
+
 /// Statistics of a file system, returned by [`SuperOperations::statfs`] (`struct kstatfs`).
 #[derive(Default)]
 pub struct StatFs {
@@ -449,6 +470,20 @@ pub trait SuperOperations {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
     // patch: end
+
+    // patch: iwrite
+    /// Writes a dirty inode to the file system's metadata (`write_inode`), for writeback, `sync`
+    /// and `fsync`: with `wbc.sync_all()` the write must be on the device, or submitted and
+    /// waited for, on return. The inode may be unreferenced (writeback of an inode being
+    /// evicted), so it is not ref-countable here. The VFS serialises the writes of one inode
+    /// (`I_SYNC`); attributes may change meanwhile, and the inode is then dirty again.
+    fn write_inode(
+        _inode: &inode::UncountedINode<Self::FileSystem>,
+        _wbc: &inode::WritebackControl,
+    ) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+    // patch: end
 }
 
 /// The `struct super_operations` of a [`SuperOperations`] implementation `U` of file system `T`,
@@ -501,6 +536,13 @@ impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> SuperOperations
         },
         unfreeze_fs: if U::HAS_UNFREEZE_FS {
             Some(Self::unfreeze_fs_callback)
+        } else {
+            None
+        },
+        // patch: end
+        // patch: iwrite
+        write_inode: if U::HAS_WRITE_INODE {
+            Some(Self::write_inode_callback)
         } else {
             None
         },
@@ -589,10 +631,7 @@ impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> SuperOperations
         // SAFETY: Per the callback contract the superblock is filled, hence ready, and stays so
         // for the call.
         let sb = unsafe { SuperBlock::<T>::from_raw(sb_ptr) };
-        match U::sync_fs(sb, wait != 0) {
-            Ok(()) => 0,
-            Err(e) => e.to_errno(),
-        }
+        from_result(|| U::sync_fs(sb, wait != 0).map(|()| 0))
     }
 
     /// # Safety
@@ -602,10 +641,7 @@ impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> SuperOperations
     unsafe extern "C" fn freeze_fs_callback(sb_ptr: *mut bindings::super_block) -> c_int {
         // SAFETY: Per the callback contract the superblock is filled, hence ready.
         let sb = unsafe { SuperBlock::<T>::from_raw(sb_ptr) };
-        match U::freeze_fs(sb) {
-            Ok(()) => 0,
-            Err(e) => e.to_errno(),
-        }
+        from_result(|| U::freeze_fs(sb).map(|()| 0))
     }
 
     /// # Safety
@@ -615,10 +651,31 @@ impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> SuperOperations
     unsafe extern "C" fn unfreeze_fs_callback(sb_ptr: *mut bindings::super_block) -> c_int {
         // SAFETY: Per the callback contract the superblock is filled, hence ready.
         let sb = unsafe { SuperBlock::<T>::from_raw(sb_ptr) };
-        match U::unfreeze_fs(sb) {
-            Ok(()) => 0,
-            Err(e) => e.to_errno(),
+        from_result(|| U::unfreeze_fs(sb).map(|()| 0))
+    }
+    // patch: end
+
+    // patch: iwrite
+    /// # Safety
+    ///
+    /// `write_inode` of `struct super_operations`: `inode` is an inode of a superblock of `T`
+    /// that writeback keeps alive for the call (`I_SYNC`, and a reference or `I_FREEING`), and
+    /// `wbc` is valid for the call.
+    unsafe extern "C" fn write_inode_callback(
+        inode: *mut bindings::inode,
+        wbc: *mut bindings::writeback_control,
+    ) -> c_int {
+        // SAFETY: The inode was allocated by the bindings' `alloc_inode` and is alive.
+        if !unsafe { inode::INodeWithData::<T::INodeData>::data_initialised(inode) } {
+            // A bad inode (its set-up failed): the file system has nothing of it to write.
+            return 0;
         }
+        // SAFETY: The inode is initialised (above), its superblock alive while it is written,
+        // and its memory valid for the call (callback contract).
+        let inode = unsafe { inode::UncountedINode::<T>::from_raw(inode) };
+        // SAFETY: `wbc` is valid for the call.
+        let wbc = unsafe { inode::WritebackControl::from_raw(wbc) };
+        from_result(|| U::write_inode(inode, wbc).map(|()| 0))
     }
     // patch: end
 

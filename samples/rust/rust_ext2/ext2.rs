@@ -419,6 +419,19 @@ impl Ext2Inode {
     pub(crate) fn is_reg(&self) -> bool {
         self.mode & mode::S_IFMT == mode::S_IFREG
     }
+
+    /// Whether a symbolic link with these `i_blocks` and `i_file_acl` keeps its target in
+    /// `i_block` (`ext2_inode_is_fast_symlink`): it has no blocks but its xattr block.
+    pub(crate) fn fast_symlink(blocks: u32, file_acl: u32, block_size: u32) -> bool {
+        let ea_blocks = if file_acl != 0 { block_size >> 9 } else { 0 };
+        blocks.wrapping_sub(ea_blocks) == 0
+    }
+
+    /// Whether this inode is a fast symbolic link (see [`Ext2Inode::fast_symlink`]).
+    pub(crate) fn is_fast_symlink(&self, block_size: u32) -> bool {
+        self.mode & mode::S_IFMT == mode::S_IFLNK
+            && Self::fast_symlink(self.blocks, self.file_acl, block_size)
+    }
 }
 
 /// Reads a field of the on-disk superblock (`es->FIELD`): `es_get!(sbi, s_state)`.

@@ -5,11 +5,13 @@
 use crate::ext2::{self, DiskInode, Ext2Fs, Ext2Inode, Ext2Sb};
 use crate::{dir, namei, symlink, xattr};
 use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, BlockRun, LockedFolio};
+use kernel::fs::buffer;
 use kernel::fs::dentry::DEntry;
 use kernel::fs::file::File;
 use kernel::fs::inode::{
-    self, mode, statx_attr, AclWalk, Dev, Fiemap, FileAttr, FileType, Flags, INode,
-    INodeOperations, Kstat, NewINode, Timespec,
+    self, high2low_gid, high2low_uid, mode, statx_attr, AclWalk, Attr, Dev, Fiemap, FileAttr,
+    FileType, Flags, INode, INodeOperations, Kstat, LockedINode, NewINode, Timespec,
+    UncountedINode, WritebackControl,
 };
 use kernel::fs::iomap;
 use kernel::fs::ondisk::{Le16, Le32};
@@ -46,6 +48,14 @@ impl INodeOperations for FileOps {
         iomap::fiemap::<Mapper>(inode, fi, start, len)
     }
 
+    fn setattr(
+        dentry: &DEntry<Ext2Fs>,
+        inode: &mut LockedINode<'_, Ext2Fs>,
+        attr: &mut Attr,
+    ) -> Result {
+        setattr(dentry, inode, attr)
+    }
+
     fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::AclType) -> Result<Option<Acl>> {
         crate::acl::get_acl(walk, ty)
     }
@@ -64,6 +74,14 @@ impl INodeOperations for SpecialOps {
 
     fn getattr(inode: &INode<Ext2Fs>, stat: &mut Kstat<'_>) -> Result {
         getattr(inode, stat)
+    }
+
+    fn setattr(
+        dentry: &DEntry<Ext2Fs>,
+        inode: &mut LockedINode<'_, Ext2Fs>,
+        attr: &mut Attr,
+    ) -> Result {
+        setattr(dentry, inode, attr)
     }
 
     fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::AclType) -> Result<Option<Acl>> {
@@ -99,6 +117,129 @@ pub(crate) fn fileattr_get(dentry: &DEntry<Ext2Fs>, fa: &mut FileAttr<'_>) -> Re
 }
 
 /// The VFS flags that the on-disk flags ask for (`ext2_set_inode_flags`).
+/// `ext2_setattr`, but for size changes, which come with block freeing (`ext2_setsize`): the
+/// change checked, copied into the inode and the inode marked dirty for `write_inode`.
+pub(crate) fn setattr(
+    dentry: &DEntry<Ext2Fs>,
+    inode: &mut LockedINode<'_, Ext2Fs>,
+    attr: &mut Attr,
+) -> Result {
+    attr.prepare(dentry)?;
+    if attr.size().is_some_and(|size| size != inode.size()) {
+        return Err(EOPNOTSUPP);
+    }
+    inode.setattr_copy(attr);
+    inode.mark_dirty();
+    Ok(())
+}
+
+/// `ext2_write_inode`: the inode's fields into its place in the inode table, the buffer marked
+/// dirty and, for a data-integrity write, written (as `ext2_sync_inode_metadata` then does).
+pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, wbc: &WritebackControl) -> Result {
+    let sb = inode.super_block();
+    let s = sb.data();
+    let ei = inode.data();
+    let ino = inode.ino();
+    let (bh, off) = inode_location(sb, ino).map_err(|_| EIO)?;
+    let mut bytes = [0u8; ext2::EXT2_GOOD_OLD_INODE_SIZE as usize];
+    bh.read(off, &mut bytes)?;
+    // `i_faddr`, `i_frag`, `i_fsize` and, but for regular files, `i_dir_acl` stay as read (C
+    // writes back what it read).
+    let mut raw = DiskInode::from_bytes_copy(&bytes).ok_or(EIO)?;
+    let mode = inode.mode();
+    raw.i_mode = Le16::new(mode);
+    let (uid, gid) = (inode.uid(), inode.gid());
+    if !s.test_opt(ext2::mnt::NO_UID32) {
+        // The low and high 16 bits (`i_dtime` of an inode in use is 0: the high bits are kept).
+        raw.i_uid = Le16::new(uid as u16);
+        raw.i_gid = Le16::new(gid as u16);
+        raw.l_i_uid_high = Le16::new((uid >> 16) as u16);
+        raw.l_i_gid_high = Le16::new((gid >> 16) as u16);
+    } else {
+        raw.i_uid = Le16::new(high2low_uid(uid));
+        raw.i_gid = Le16::new(high2low_gid(gid));
+        raw.l_i_uid_high = Le16::new(0);
+        raw.l_i_gid_high = Le16::new(0);
+    }
+    // `cpu_to_le16`/`cpu_to_le32` of C's wider values: the low bits.
+    raw.i_links_count = Le16::new(inode.nlink() as u16);
+    let size = inode.size();
+    raw.i_size = Le32::new(size as u32);
+    raw.i_atime = Le32::new(inode.atime().secs as u32);
+    raw.i_ctime = Le32::new(inode.ctime().secs as u32);
+    raw.i_mtime = Le32::new(inode.mtime().secs as u32);
+    raw.i_blocks = Le32::new(inode.blocks() as u32);
+    raw.i_dtime = Le32::new(0);
+    raw.i_flags = Le32::new(ei.flags);
+    raw.i_file_acl = Le32::new(ei.file_acl);
+    let fmt = mode & mode::S_IFMT;
+    if fmt == mode::S_IFREG {
+        raw.i_size_high = Le32::new((size >> 32) as u32);
+        if size > 0x7fff_ffff {
+            crate::superblock::large_file(s)?;
+        }
+    }
+    raw.i_generation = Le32::new(inode.generation());
+    if fmt == mode::S_IFCHR || fmt == mode::S_IFBLK {
+        // C re-encodes `i_rdev`: the old encoding where it fits.
+        match device(&ei.block).to_old() {
+            Some(old) => {
+                raw.i_block[0] = Le32::new(old.into());
+                raw.i_block[1] = Le32::new(0);
+            }
+            None => {
+                raw.i_block[0] = Le32::new(0);
+                raw.i_block[1] = Le32::new(device(&ei.block).to_new());
+                raw.i_block[2] = Le32::new(0);
+            }
+        }
+    } else if fmt == mode::S_IFLNK && ei.is_fast_symlink(s.block_size) {
+        // The target's bytes, as they are in memory (and were on disk).
+        raw.i_block = ei
+            .block
+            .map(|w| Le32::new(u32::from_le_bytes(w.to_ne_bytes())));
+    } else {
+        raw.i_block = ei.block.map(Le32::new);
+    }
+    bh.write_record(off, &raw)?;
+    bh.mark_dirty();
+    if wbc.sync_all() && bh.sync().is_err() {
+        pr_err!("error: IO error syncing inode {}\n", ino);
+        return Err(EIO);
+    }
+    Ok(())
+}
+
+/// The device number of a device inode, from its `i_block` (`ext2_iget`).
+fn device(block: &[u32; ext2::EXT2_N_BLOCKS]) -> Dev {
+    if block[0] != 0 {
+        Dev::from_old(block[0] as u16)
+    } else {
+        Dev::from_new(block[1])
+    }
+}
+
+/// Finds inode `ino` in its group's inode table (`ext2_get_inode`): the buffer of its block
+/// and its offset there.
+fn inode_location(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<(ARef<buffer::Head>, usize)> {
+    let s = sb.data();
+    // `ino` is at least 1 (the root, or `first_ino`, which `fill_super` checked), the
+    // divisions are by numbers `fill_super` checked to be non-zero, and `offset` is below
+    // `inodes_per_group * inode_size` < 2^48.
+    let index = ino.checked_sub(1).ok_or(EINVAL)?;
+    let ipg = u64::from(s.inodes_per_group);
+    let group = index.checked_div(ipg).ok_or(EINVAL)? as usize;
+    let gd = s.groups.get(group).ok_or(EIO)?;
+    let offset = index
+        .checked_rem(ipg)
+        .ok_or(EINVAL)?
+        .saturating_mul(u64::from(s.inode_size));
+    let block = u64::from(gd.inode_table).saturating_add(offset >> s.blocksize_bits);
+    let bh = sb.bread(block)?;
+    let off = (offset & u64::from(s.block_size).saturating_sub(1)) as usize;
+    Ok((bh, off))
+}
+
 fn vfs_flags(flags: u32) -> Flags {
     let vfs = |fl: u32, vfs: Flags| if flags & fl != 0 { vfs } else { Flags::NONE };
     vfs(ext2::fl::SYNC, Flags::SYNC)
@@ -323,21 +464,7 @@ fn read_inode(
 ) -> Result<inode::INodeParams<Ext2Fs>> {
     let s = sb.data();
 
-    // `ext2_get_inode`: find the inode in its group's inode table.
-    // `ino` is at least 1 (the root, or `first_ino`, which `fill_super` checked), the
-    // divisions are by numbers `fill_super` checked to be non-zero, and `offset` is below
-    // `inodes_per_group * inode_size` < 2^48.
-    let index = ino.checked_sub(1).ok_or(EINVAL)?;
-    let ipg = u64::from(s.inodes_per_group);
-    let group = index.checked_div(ipg).ok_or(EINVAL)? as usize;
-    let gd = s.groups.get(group).ok_or(EIO)?;
-    let offset = index
-        .checked_rem(ipg)
-        .ok_or(EINVAL)?
-        .saturating_mul(u64::from(s.inode_size));
-    let block = u64::from(gd.inode_table).saturating_add(offset >> s.blocksize_bits);
-    let bh = sb.bread(block)?;
-    let off = (offset & u64::from(s.block_size).saturating_sub(1)) as usize;
+    let (bh, off) = inode_location(sb, ino)?;
     let mut bytes = [0u8; ext2::EXT2_GOOD_OLD_INODE_SIZE as usize];
     bh.read(off, &mut bytes).map_err(|_| EIO)?;
     let raw = DiskInode::from_bytes(&bytes).ok_or(EIO)?;
@@ -405,17 +532,14 @@ fn read_inode(
             FileType::Dir
         }
         mode::S_IFLNK => {
-            let ea_blocks = if file_acl != 0 { s.block_size >> 9 } else { 0 };
-            if blocks.wrapping_sub(ea_blocks) == 0 {
+            if ext2::Ext2Inode::fast_symlink(blocks, file_acl, s.block_size) {
                 // Fast symlink: the target is in i_block, which keeps its bytes as on disk
-                // and ends with a NUL at the size (or at its last byte) as in C.
+                // with a NUL at the size (or at its last byte), as C's `nd_terminate_link`
+                // (and `write_inode` writes them back so).
                 let len = (size as usize).min(4 * ext2::EXT2_N_BLOCKS - 1);
-                let target = raw.i_block.as_bytes();
-                for (k, c) in block.as_mut_bytes().iter_mut().enumerate() {
-                    *c = match k < len {
-                        true => target.get(k).copied().unwrap_or(0),
-                        false => 0,
-                    };
+                block.as_mut_bytes().copy_from_slice(raw.i_block.as_bytes());
+                if let Some(c) = block.as_mut_bytes().get_mut(len) {
+                    *c = 0;
                 }
                 new.set_inode_ops::<symlink::FastSymlink>();
             } else {
@@ -425,11 +549,7 @@ fn read_inode(
             FileType::Lnk
         }
         mode::S_IFCHR | mode::S_IFBLK => {
-            let dev = if block[0] != 0 {
-                Dev::from_old(block[0] as u16)
-            } else {
-                Dev::from_new(block[1])
-            };
+            let dev = device(&block);
             new.set_inode_ops::<SpecialOps>();
             if fmt == mode::S_IFCHR {
                 FileType::Chr(dev)

@@ -10,7 +10,7 @@ use crate::ext2::Ext2Fs;
 use crate::inode::iget;
 use crate::xattr;
 use kernel::fs::dentry::{self, DEntry};
-use kernel::fs::inode::{AclWalk, FileAttr, INode, INodeOperations, Kstat};
+use kernel::fs::inode::{AclWalk, Attr, FileAttr, INode, INodeOperations, Kstat, LockedINode};
 use kernel::fs::posix_acl::{self, Acl};
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
@@ -120,6 +120,14 @@ impl INodeOperations for DirOps {
 
     fn getattr(inode: &INode<Ext2Fs>, stat: &mut Kstat<'_>) -> Result {
         crate::inode::getattr(inode, stat)
+    }
+
+    fn setattr(
+        dentry: &DEntry<Ext2Fs>,
+        inode: &mut LockedINode<'_, Ext2Fs>,
+        attr: &mut Attr,
+    ) -> Result {
+        crate::inode::setattr(dentry, inode, attr)
     }
 
     fn fileattr_get(dentry: &DEntry<Ext2Fs>, fa: &mut FileAttr<'_>) -> Result {

@@ -39,7 +39,7 @@ kernel::module_fs! {
     params: {
         writes: bool {
             default: false,
-            description: "Allow read-write mounts (only the superblock is written so far)",
+            description: "Allow read-write mounts (superblock and inode attributes only, so far)",
         },
     },
 }

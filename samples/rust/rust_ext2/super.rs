@@ -9,7 +9,7 @@ use crate::{inode, xattr};
 use kernel::fs::buffer::Head;
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::export::ExportOperations;
-use kernel::fs::inode::{INode, Timespec};
+use kernel::fs::inode::{INode, Timespec, UncountedINode, WritebackControl};
 use kernel::fs::ondisk::{Le16, Le32, Le64};
 use kernel::fs::param::{self, Constant, Constants, Param, Spec, Value};
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
@@ -569,6 +569,8 @@ impl kernel::fs::FileSystem for Ext2Fs {
         let def_resgid = es.s_def_resgid.get();
         let mount_opt = options.mount_opt(def_mount_opts, errors);
         sb.set_posix_acl(mount_opt & mnt::POSIX_ACL != 0)?;
+        // Signed 32-bit seconds on disk.
+        sb.set_time_range(i32::MIN.into(), i32::MAX.into())?;
         // `ext2_setup_super`: a revision this driver does not know is only read.
         if rev > ext2::EXT2_MAX_SUPP_REV {
             pr_err!("error: revision level too high, forcing read-only mode\n");
@@ -736,6 +738,38 @@ fn restore_state(s: &Ext2Sb, mtime: bool) -> Result {
     sync_super(s, true)
 }
 
+/// The first file over 2 GiB on a file system without `LARGE_FILE`, or of revision 0
+/// (`ext2_write_inode`): the feature set, the revision raised (`ext2_update_dynamic_rev`), the
+/// superblock written.
+pub(crate) fn large_file(s: &Ext2Sb) -> Result {
+    {
+        let _g = s.s_lock.lock();
+        let ro_compat = es_get!(s, s_feature_ro_compat)?.get();
+        let rev = es_get!(s, s_rev_level)?.get();
+        if ro_compat & ext2::EXT2_FEATURE_RO_COMPAT_LARGE_FILE != 0
+            && rev != ext2::EXT2_GOOD_OLD_REV
+        {
+            return Ok(());
+        }
+        if rev <= ext2::EXT2_GOOD_OLD_REV {
+            pr_warn!(
+                "warning: updating to rev {} because of new feature flag, running e2fsck is recommended\n",
+                ext2::EXT2_MAX_SUPP_REV
+            );
+            es_set!(s, s_first_ino, Le32::new(ext2::EXT2_GOOD_OLD_FIRST_INO))?;
+            es_set!(
+                s,
+                s_inode_size,
+                Le16::new(ext2::EXT2_GOOD_OLD_INODE_SIZE as u16)
+            )?;
+            es_set!(s, s_rev_level, Le32::new(ext2::EXT2_MAX_SUPP_REV))?;
+        }
+        let large = ro_compat | ext2::EXT2_FEATURE_RO_COMPAT_LARGE_FILE;
+        es_set!(s, s_feature_ro_compat, Le32::new(large))?;
+    }
+    sync_super(s, true)
+}
+
 /// The read-write to read-only part of `ext2_reconfigure`: the state of the mount back, if
 /// it was valid and the file system was not marked valid since.
 fn remount_ro(s: &Ext2Sb) -> Result {
@@ -766,6 +800,11 @@ impl SuperOperations for Ext2Fs {
     /// `ext2_sync_fs`.
     fn sync_fs(sb: &SuperBlock<Self>, wait: bool) -> Result {
         sync_fs(sb.data(), wait)
+    }
+
+    /// `ext2_write_inode`.
+    fn write_inode(inode: &UncountedINode<Self>, wbc: &WritebackControl) -> Result {
+        inode::write_inode(inode, wbc)
     }
 
     /// `ext2_freeze`: the file system is valid on disk while frozen.

@@ -7,7 +7,7 @@ use crate::ext2::Ext2Fs;
 use crate::ext2::Ext2Inode;
 use crate::xattr;
 use kernel::fs::dentry::DEntry;
-use kernel::fs::inode::{INode, INodeOperations, Kstat};
+use kernel::fs::inode::{Attr, INode, INodeOperations, Kstat, LockedINode};
 use kernel::prelude::*;
 
 pub(crate) struct FastSymlink;
@@ -28,6 +28,14 @@ impl INodeOperations for FastSymlink {
     fn getattr(inode: &INode<Ext2Fs>, stat: &mut Kstat<'_>) -> Result {
         crate::inode::getattr(inode, stat)
     }
+
+    fn setattr(
+        dentry: &DEntry<Ext2Fs>,
+        inode: &mut LockedINode<'_, Ext2Fs>,
+        attr: &mut Attr,
+    ) -> Result {
+        crate::inode::setattr(dentry, inode, attr)
+    }
 }
 
 pub(crate) struct SlowSymlink;
@@ -45,5 +53,13 @@ impl INodeOperations for SlowSymlink {
 
     fn getattr(inode: &INode<Ext2Fs>, stat: &mut Kstat<'_>) -> Result {
         crate::inode::getattr(inode, stat)
+    }
+
+    fn setattr(
+        dentry: &DEntry<Ext2Fs>,
+        inode: &mut LockedINode<'_, Ext2Fs>,
+        attr: &mut Attr,
+    ) -> Result {
+        crate::inode::setattr(dentry, inode, attr)
     }
 }

@@ -26,6 +26,21 @@ impl<D> INodeWithData<D> {
     /// The offset of the file system's data in the object.
     pub(crate) const DATA_OFFSET: usize = core::mem::offset_of!(Self, data);
 
+    // patch: iwrite
+    /// Returns whether the file system's data of `inode` is initialised: it is not for inodes
+    /// whose set-up failed (bad inodes), which writeback may still see.
+    ///
+    /// # Safety
+    ///
+    /// `inode` must be an inode allocated by [`Self::alloc_inode_callback`] that is alive and not
+    /// new (`I_NEW`: writeback skips those), so that `data_init` is no longer written.
+    pub(crate) unsafe fn data_initialised(inode: *mut bindings::inode) -> bool {
+        // SAFETY: The inode is embedded in a `Self` (caller); `data_init` was written before the
+        // inode was unlocked (`unlock_new_inode`, whose lock orders it before writeback).
+        unsafe { (*crate::container_of!(inode, Self, inode)).data_init }
+    }
+    // patch: end
+
     /// The kmem cache constructor: `inode_init_once` on the embedded inode.
     ///
     /// # Safety

@@ -110,7 +110,48 @@ impl Dev {
     pub(super) fn to_kdev(self) -> bindings::dev_t {
         ((self.major & 0xfff) << 20) | (self.minor & 0xfffff)
     }
+
+    // patch: iwrite
+    /// Encodes the device number in the old 16-bit encoding (`old_encode_dev`), if it fits
+    /// (`old_valid_dev`).
+    #[inline]
+    pub fn to_old(self) -> Option<u16> {
+        let (major, minor) = (self.major & 0xfff, self.minor & 0xfffff);
+        if major < 256 && minor < 256 {
+            Some(((major << 8) | minor) as u16)
+        } else {
+            None
+        }
+    }
+
+    /// Encodes the device number in the new 32-bit encoding (`new_encode_dev`).
+    #[inline]
+    pub fn to_new(self) -> u32 {
+        let (major, minor) = (self.major & 0xfff, self.minor & 0xfffff);
+        (minor & 0xff) | (major << 8) | ((minor & !0xff) << 12)
+    }
+    // patch: end
 }
+
+// patch: iwrite
+/// The user id stored where only 16 bits fit (`fs_high2lowuid`): ids above 65535 become the
+/// overflow id (`/proc/sys/fs/overflowuid`).
+#[inline]
+pub fn high2low_uid(uid: u32) -> u16 {
+    // SAFETY: `fs_overflowuid` is a kernel global written only by its sysctl; a volatile read
+    // sees a whole value.
+    let overflow = unsafe { core::ptr::read_volatile(&raw const bindings::fs_overflowuid) };
+    u16::try_from(uid).unwrap_or(overflow as u16)
+}
+
+/// The group id stored where only 16 bits fit (`fs_high2lowgid`).
+#[inline]
+pub fn high2low_gid(gid: u32) -> u16 {
+    // SAFETY: As in `high2low_uid`, for `fs_overflowgid`.
+    let overflow = unsafe { core::ptr::read_volatile(&raw const bindings::fs_overflowgid) };
+    u16::try_from(gid).unwrap_or(overflow as u16)
+}
+// patch: end
 
 /// A timestamp: seconds and nanoseconds since the epoch.
 #[derive(Copy, Clone, PartialEq, Eq, Default)]
@@ -198,4 +239,18 @@ mod tests {
         let dev = Dev::from_old(0xffff);
         assert!(dev.to_kdev() == (0xff << 20) | 0xff);
     }
+
+    // patch: iwrite
+    #[test]
+    fn dev_encodings_round_trip() {
+        // `new_encode_dev(new_decode_dev(x)) == x` for every 32-bit `x`, as in C.
+        for x in [0u32, 0x1234_5678, 0xffff_ffff, 0x0000_0801] {
+            assert!(Dev::from_new(x).to_new() == x);
+        }
+        assert!(Dev::from_old(0x0801).to_old() == Some(0x0801));
+        // Majors or minors above 255 have no old encoding (`old_valid_dev`).
+        assert!(Dev::from_new(0x1234_5678).to_old().is_none());
+        assert!(Dev::from_new(0x0000_0801).to_old() == Some(0x0801));
+    }
+    // patch: end
 }
