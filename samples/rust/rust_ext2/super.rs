@@ -751,7 +751,7 @@ pub(crate) fn large_file(s: &Ext2Sb) -> Result {
         {
             return Ok(());
         }
-        if rev <= ext2::EXT2_GOOD_OLD_REV {
+        if rev == ext2::EXT2_GOOD_OLD_REV {
             pr_warn!(
                 "warning: updating to rev {} because of new feature flag, running e2fsck is recommended\n",
                 ext2::EXT2_MAX_SUPP_REV
