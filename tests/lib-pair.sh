@@ -4,6 +4,9 @@
 # virtme-ng boot of the built kernel that runs $W/guest.sh, and the splat
 # check of its dmesg (the guest writes the matching lines to $W/splats).
 
+# virtme-ng runs QEMU through its own commands.
+export PATH="$CACHE/venv/bin:$PATH"
+
 # pair_drives C-IMG R-IMG: attaches both (array `drives`).
 pair_drives() {
 	drives+=(-drive "file=$1,if=virtio,format=raw,cache=unsafe" -drive "file=$2,if=virtio,format=raw,cache=unsafe")

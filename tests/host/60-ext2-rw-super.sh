@@ -15,9 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/env.sh
 . tests/lib-pair.sh
-vng=$CACHE/venv/bin/vng
-export PATH="$CACHE/venv/bin:$PATH"
-[ -x "$vng" ] || { echo "FAIL ext2-rw-super: virtme-ng missing (make setup)"; exit 0; }
+[ -x "$CACHE/venv/bin/vng" ] || { echo "FAIL ext2-rw-super: virtme-ng missing (make setup)"; exit 0; }
 w=$REPO/out/rw-super
 rm -rf "$w"; mkdir -p "$w"
 drives=() names=()

@@ -17,9 +17,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/env.sh
 . tests/lib-pair.sh
-vng=$CACHE/venv/bin/vng
-export PATH="$CACHE/venv/bin:$PATH"
-[ -x "$vng" ] || { echo "FAIL ext2-rw-attr: virtme-ng missing (make setup)"; exit 0; }
+[ -x "$CACHE/venv/bin/vng" ] || { echo "FAIL ext2-rw-attr: virtme-ng missing (make setup)"; exit 0; }
 w=$REPO/out/rw-attr
 rm -rf "$w"; mkdir -p "$w/tree/dir" "$w/tree/dir/sub"
 t=$w/tree

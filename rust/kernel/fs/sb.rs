@@ -368,6 +368,22 @@ impl<T: FileSystem> SuperBlock<T, New> {
         unsafe { (*self.as_ptr()).s_flags |= bindings::SB_RDONLY };
     }
 }
+
+impl<T: FileSystem> SuperBlock<T> {
+    /// Makes a mounted superblock read-only at once, as C file systems do on an error with
+    /// `errors=remount-ro` (`sb->s_flags |= SB_RDONLY`): writes that have not started are
+    /// refused (`EROFS`), nothing is synced or remounted.
+    #[inline]
+    pub fn force_read_only(&self) {
+        // SAFETY: The superblock is valid. Like C's `|=`, this does not take `s_umount`: a
+        // volatile load and store (READ_ONCE/WRITE_ONCE, as `reconfigure_super`'s store) of a
+        // whole word; a concurrent remount may overwrite it, as in C.
+        unsafe {
+            let flags = &raw mut (*self.as_ptr()).s_flags;
+            ptr::write_volatile(flags, ptr::read_volatile(flags) | bindings::SB_RDONLY);
+        }
+    }
+}
 // patch: end
 
 // patch: iwrite

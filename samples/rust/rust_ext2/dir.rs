@@ -3,6 +3,7 @@
 //! Directories: `ext2_dir_entry_2` records, their checks and readdir (`fs/ext2/dir.c`).
 
 use crate::ext2::{self, DiskDirEntry, Ext2Fs};
+use crate::superblock::ext2_error;
 use kernel::fs::address_space::{Folio, MappedBytes};
 use kernel::fs::file::{DirEmitter, DirEntryType, File, FileOperations, Fsync};
 use kernel::fs::inode::INode;
@@ -37,8 +38,9 @@ const PAGE_MASK: u64 = PAGE as u64 - 1;
 
 /// Logs a directory check failure and returns `EIO`.
 fn bad_dir(dir: &INode<Ext2Fs>, what: core::fmt::Arguments<'_>) -> Error {
-    pr_err!(
-        "error: ext2_check_folio: {} in directory #{}\n",
+    ext2_error!(
+        dir.super_block(),
+        "ext2_check_folio: {} in directory #{}",
         what,
         dir.ino()
     );
@@ -251,7 +253,11 @@ impl FileOperations for DirOps {
             let folio = match dir_folio(dir, n) {
                 Ok(folio) => folio,
                 Err(e) => {
-                    pr_err!("error: ext2_readdir: bad page in #{}\n", dir.ino());
+                    ext2_error!(
+                        dir.super_block(),
+                        "ext2_readdir: bad page in #{}",
+                        dir.ino()
+                    );
                     emitter.set_pos(
                         emitter
                             .pos()
@@ -285,7 +291,10 @@ impl FileOperations for DirOps {
                         file_type,
                     } = header_at(page, p)?;
                     if rec_len == 0 {
-                        pr_err!("error: ext2_readdir: zero-length directory entry\n");
+                        ext2_error!(
+                            dir.super_block(),
+                            "ext2_readdir: zero-length directory entry"
+                        );
                         return Err(EIO);
                     }
                     if ino != 0 {

@@ -3,6 +3,7 @@
 //! Inodes: reading them from the inode table and mapping their blocks (`fs/ext2/inode.c`).
 
 use crate::ext2::{self, DiskInode, Ext2Fs, Ext2Inode, Ext2Sb};
+use crate::superblock::ext2_error;
 use crate::{dir, namei, symlink, xattr};
 use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, BlockRun, LockedFolio};
 use kernel::fs::buffer;
@@ -130,6 +131,14 @@ pub(crate) fn setattr(
     }
     inode.setattr_copy(attr);
     inode.mark_dirty();
+    // `posix_acl_chmod`: the access ACL is read (an error is the chmod's), and its entries would
+    // follow the new mode. Writing ACLs comes with xattr writes: a file that has one is refused.
+    if attr.mode().is_some() && inode.super_block().posix_acl() {
+        let acl = crate::acl::get_acl(AclWalk::Ref(inode), posix_acl::AclType::Access)?;
+        if acl.is_some() {
+            return Err(EOPNOTSUPP);
+        }
+    }
     Ok(())
 }
 
@@ -204,7 +213,7 @@ pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, wbc: &WritebackControl
     bh.write_record(off, &raw)?;
     bh.mark_dirty();
     if wbc.sync_all() && bh.sync().is_err() {
-        pr_err!("error: IO error syncing inode {}\n", ino);
+        ext2_error!(sb, "IO error syncing inode {}", ino);
         return Err(EIO);
     }
     Ok(())
@@ -450,7 +459,7 @@ pub(crate) fn map_blocks(
 pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2Fs>>> {
     let s = sb.data();
     if (ino != ext2::EXT2_ROOT_INO && ino < u64::from(s.first_ino)) || ino > s.inodes_count.into() {
-        pr_err!("error: bad inode number: {}\n", ino);
+        ext2_error!(sb, "bad inode number: {}", ino);
         return Err(EINVAL);
     }
     sb.iget(ino, |new| read_inode(sb, ino, new))
@@ -485,8 +494,9 @@ fn read_inode(
             // A deleted inode.
             return Err(ESTALE);
         }
-        pr_err!(
-            "error: inode {} has zero i_nlink with mode 0{:o} and no dtime, filesystem may be corrupt\n",
+        ext2_error!(
+            sb,
+            "inode {} has zero i_nlink with mode 0{:o} and no dtime, filesystem may be corrupt",
             ino,
             mode
         );
@@ -494,7 +504,7 @@ fn read_inode(
     }
     let file_acl = raw.i_file_acl.get();
     if file_acl != 0 && !data_block_valid(s, file_acl) {
-        pr_err!("error: bad extended attribute block {}\n", file_acl);
+        ext2_error!(sb, "bad extended attribute block {}", file_acl);
         return Err(EUCLEAN);
     }
     let fmt = mode & mode::S_IFMT;

@@ -8,6 +8,7 @@ use crate::dir::{
 use crate::ext2;
 use crate::ext2::Ext2Fs;
 use crate::inode::iget;
+use crate::superblock::ext2_error;
 use crate::xattr;
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::inode::{AclWalk, Attr, FileAttr, INode, INodeOperations, Kstat, LockedINode};
@@ -50,7 +51,10 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
                     ..
                 } = header_at(page, p)?;
                 if rec_len == 0 {
-                    pr_err!("error: ext2_find_entry: zero-length directory entry\n");
+                    ext2_error!(
+                        dir.super_block(),
+                        "ext2_find_entry: zero-length directory entry"
+                    );
                     return Err(EIO);
                 }
                 if ino != 0 && name_matches(page, p, name_len, name) {
@@ -72,8 +76,9 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
         }
         // The next page is past the blocks the directory has.
         if n > u64::from(data.blocks >> (kernel::page::PAGE_SHIFT - 9)) {
-            pr_err!(
-                "error: ext2_find_entry: dir {} size {} exceeds block count {}\n",
+            ext2_error!(
+                dir.super_block(),
+                "ext2_find_entry: dir {} size {} exceeds block count {}",
                 dir.ino(),
                 dir.size(),
                 data.blocks
@@ -105,7 +110,11 @@ impl INodeOperations for DirOps {
             Some(ino) => match iget(parent.super_block(), ino.into()) {
                 Ok(i) => Some(i),
                 Err(e) if e == ESTALE => {
-                    pr_err!("error: ext2_lookup: deleted inode referenced: {}\n", ino);
+                    ext2_error!(
+                        parent.super_block(),
+                        "ext2_lookup: deleted inode referenced: {}",
+                        ino
+                    );
                     return Err(EIO);
                 }
                 Err(e) => return Err(e),

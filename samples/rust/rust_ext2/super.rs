@@ -190,6 +190,42 @@ impl Ext2Options {
     }
 }
 
+/// `ext2_error`: logs the error and, on a read-write mount, records it (`EXT2_ERROR_FS` in the
+/// state of the mount and of the superblock, written at once), then with `errors=remount-ro`
+/// makes the mount read-only. (`errors=panic` does not panic: bad input never crashes the
+/// kernel.)
+pub(crate) fn error(sb: &SuperBlock<Ext2Fs>, args: core::fmt::Arguments<'_>) {
+    let s = sb.data();
+    if !sb.rdonly() {
+        let recorded = (|| {
+            {
+                let _g = s.s_lock.lock();
+                let state = s.mount_state.load(Relaxed) | u32::from(ext2::EXT2_ERROR_FS);
+                s.mount_state.store(state, Relaxed);
+                let es_state = es_get!(s, s_state)?.get() | ext2::EXT2_ERROR_FS;
+                es_set!(s, s_state, Le16::new(es_state))?;
+            }
+            sync_super(s, true)
+        })();
+        if recorded.is_err() {
+            pr_err!("error: could not record the error in the superblock\n");
+        }
+    }
+    pr_err!("error: {}\n", args);
+    if !sb.rdonly() && s.test_opt(mnt::ERRORS_RO) {
+        pr_err!("error: remounting filesystem read-only\n");
+        sb.force_read_only();
+    }
+}
+
+/// `ext2_error(sb, ...)`: see [`error`].
+macro_rules! ext2_error {
+    ($sb:expr, $($arg:tt)*) => {
+        $crate::superblock::error($sb, format_args!($($arg)*))
+    };
+}
+pub(crate) use ext2_error;
+
 /// Logs a mount error like `ext2_msg(sb, KERN_ERR, ...)` and returns `EINVAL`.
 macro_rules! mount_err {
     ($($arg:tt)*) => {{

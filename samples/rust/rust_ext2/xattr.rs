@@ -6,6 +6,7 @@
 //! entries (sorted by index and name) whose values are elsewhere in the same block.
 
 use crate::ext2::{Ext2Fs, XattrEntry, XattrHeader};
+use crate::superblock::ext2_error;
 use kernel::fs::dentry::DEntry;
 use kernel::fs::inode::INode;
 use kernel::fs::ondisk::Le32;
@@ -54,8 +55,9 @@ fn xattr_block(inode: &INode<Ext2Fs>) -> Result<Option<KVec<u8>>> {
 }
 
 fn bad_block(inode: &INode<Ext2Fs>) -> Error {
-    pr_err!(
-        "error: inode {}: bad block {}\n",
+    ext2_error!(
+        inode.super_block(),
+        "inode {}: bad block {}",
         inode.ino(),
         inode.data().file_acl
     );

@@ -184,6 +184,16 @@ impl Attr {
         unsafe { (*self.0.get()).ia_valid }
     }
 
+    /// Returns the new mode if the mode is to change (`ATTR_MODE`).
+    #[inline]
+    pub fn mode(&self) -> Option<u16> {
+        if self.valid() & bindings::ATTR_MODE == 0 {
+            return None;
+        }
+        // SAFETY: The `iattr` is valid (type invariants).
+        Some(unsafe { (*self.0.get()).ia_mode })
+    }
+
     /// Returns the new size if the size is to change (`ATTR_SIZE`).
     #[inline]
     pub fn size(&self) -> Option<i64> {
