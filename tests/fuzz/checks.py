@@ -37,8 +37,15 @@ UNREACHABLE = {
     "warning: maximal mount count reached, running e2fsck is recommended":
         "read-write mounts only; 60-ext2-rw-super reaches it",
     "warning: checktime reached, running e2fsck is recommended":
-        "read-write mounts only; 60-ext2-rw-super sets a past check time, but neither driver "
-        "warned there (2026-12-06, not yet understood)",
+        "read-write mounts only; 60-ext2-rw-super reaches it",
+    "remounting filesystem read-only":
+        "errors=remount-ro on read-write mounts only; 62-ext2-rw-errors reaches it",
+    "IO error syncing inode .*":
+        "needs a failed write of an inode table block on a read-write mount (an I/O error)",
+    "could not record the error in the superblock":
+        "needs a failed superblock read or write on a read-write mount (an I/O error)",
+    "warning: updating to rev .* because of new feature flag, running e2fsck is recommended":
+        "read-write mounts only (a revision-0 file over 2 GiB); 61-ext2-rw-attr reaches it",
     "previous I/O error to superblock detected":
         "needs a failed write of the superblock (an I/O error on a read-write mount)",
     "DAX support has been removed. xip option ignored.":
@@ -49,6 +56,8 @@ out = set()
 for path in sys.argv[1:]:
     src = open(path).read()
     lits = re.findall(r'(?:mount_err|pr_err|pr_warn)!\(\s*"((?:[^"\\]|\\.)*)"', src)
+    # ext2_error!(SB, "...") (`ext2_error`): the message follows the superblock.
+    lits += re.findall(r'ext2_error!\(\s*[^,"]+,\s*"((?:[^"\\]|\\.)*)"', src)
     if path.endswith("dir.rs"):
         lits += re.findall(r'Some\("((?:[^"\\]|\\.)*)"\)', src)
         lits += re.findall(r'format_args!\(\s*"((?:[^"\\]|\\.)*)"', src)
