@@ -191,14 +191,15 @@ pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, wbc: &WritebackControl
     raw.i_generation = Le32::new(inode.generation());
     if fmt == mode::S_IFCHR || fmt == mode::S_IFBLK {
         // C re-encodes `i_rdev`: the old encoding where it fits.
-        match device(&ei.block).to_old() {
+        let dev = device(&ei.block);
+        match dev.to_old() {
             Some(old) => {
                 raw.i_block[0] = Le32::new(old.into());
                 raw.i_block[1] = Le32::new(0);
             }
             None => {
                 raw.i_block[0] = Le32::new(0);
-                raw.i_block[1] = Le32::new(device(&ei.block).to_new());
+                raw.i_block[1] = Le32::new(dev.to_new());
                 raw.i_block[2] = Le32::new(0);
             }
         }
