@@ -136,6 +136,62 @@ __rust_helper void rust_helper_clear_buffer_write_io_error(struct buffer_head *b
 	clear_buffer_write_io_error(bh);
 }
 
+__rust_helper bool rust_helper_buffer_uptodate(const struct buffer_head *bh)
+{
+	return buffer_uptodate(bh);
+}
+
+__rust_helper void rust_helper_lock_buffer(struct buffer_head *bh)
+{
+	lock_buffer(bh);
+}
+
+__rust_helper struct buffer_head *rust_helper_sb_getblk(struct super_block *sb,
+							sector_t block)
+{
+	return sb_getblk(sb, block);
+}
+
+__rust_helper int rust_helper_bh_read(struct buffer_head *bh, blk_opf_t op_flags)
+{
+	return bh_read(bh, op_flags);
+}
+
+__rust_helper void rust_helper_bforget(struct buffer_head *bh)
+{
+	bforget(bh);
+}
+
+/* The little-endian bit operations of bitmap blocks (asm-generic/bitops/le.h). */
+__rust_helper int rust_helper_test_and_set_bit_le(int nr, void *addr)
+{
+	return test_and_set_bit_le(nr, addr);
+}
+
+__rust_helper int rust_helper_test_and_clear_bit_le(int nr, void *addr)
+{
+	return test_and_clear_bit_le(nr, addr);
+}
+
+__rust_helper int rust_helper_test_bit_le(int nr, const void *addr)
+{
+	return test_bit_le(nr, addr);
+}
+
+__rust_helper unsigned long rust_helper_find_next_zero_bit_le(const void *addr,
+							      unsigned long size,
+							      unsigned long offset)
+{
+	return find_next_zero_bit_le(addr, size, offset);
+}
+
+__rust_helper unsigned long rust_helper_find_next_bit_le(const void *addr,
+							 unsigned long size,
+							 unsigned long offset)
+{
+	return find_next_bit_le(addr, size, offset);
+}
+
 __rust_helper void rust_helper_set_buffer_uptodate(struct buffer_head *bh)
 {
 	set_buffer_uptodate(bh);
@@ -293,4 +349,21 @@ __rust_helper void rust_helper_inode_lock_shared(struct inode *inode)
 __rust_helper void rust_helper_inode_unlock_shared(struct inode *inode)
 {
 	inode_unlock_shared(inode);
+}
+
+/* Truncate of block-mapped files. */
+__rust_helper void rust_helper_filemap_invalidate_lock(struct address_space *mapping)
+{
+	filemap_invalidate_lock(mapping);
+}
+
+__rust_helper void rust_helper_filemap_invalidate_unlock(struct address_space *mapping)
+{
+	filemap_invalidate_unlock(mapping);
+}
+
+__rust_helper struct timespec64 rust_helper_inode_set_mtime_to_ts(struct inode *inode,
+								  struct timespec64 ts)
+{
+	return inode_set_mtime_to_ts(inode, ts);
 }

@@ -62,7 +62,9 @@ use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, Block
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::export::ExportOperations;
 use kernel::fs::file::{File, FileOperations};
-use kernel::fs::inode::{self, FileType, INode, INodeOperations, Link, NewINode, UNIX_EPOCH};
+use kernel::fs::inode::{
+    self, FileType, INode, INodeOperations, Link, NewINode, UncountedINode, UNIX_EPOCH,
+};
 use kernel::fs::iomap::{self, DirectIo, Fiemap};
 use kernel::fs::param;
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
@@ -373,7 +375,11 @@ struct OnDevice;
 impl BlockMapper for OnDevice {
     type FileSystem = BadFs;
 
-    fn map_blocks(_inode: &INode<BadFs>, _iblock: u64, _max: usize) -> Result<Option<BlockRun>> {
+    fn map_blocks(
+        _inode: &UncountedINode<BadFs>,
+        _iblock: u64,
+        _max: usize,
+    ) -> Result<Option<BlockRun>> {
         Ok(Some(BlockRun {
             block: 1,
             count: 1,
@@ -452,7 +458,11 @@ struct NoBlocks;
 impl BlockMapper for NoBlocks {
     type FileSystem = BadFs;
 
-    fn map_blocks(_inode: &INode<BadFs>, _iblock: u64, _max: usize) -> Result<Option<BlockRun>> {
+    fn map_blocks(
+        _inode: &UncountedINode<BadFs>,
+        _iblock: u64,
+        _max: usize,
+    ) -> Result<Option<BlockRun>> {
         Ok(None)
     }
 }

@@ -48,6 +48,18 @@ UNREACHABLE = {
         "read-write mounts only (a revision-0 file over 2 GiB); 61-ext2-rw-attr reaches it",
     "previous I/O error to superblock detected":
         "needs a failed write of the superblock (an I/O error on a read-write mount)",
+    "Freeing blocks not in datazone - block = .*, count = .*":
+        "block freeing: read-write mounts only; 63-ext2-rw-truncate reaches it",
+    "Freeing blocks in system zones - Block = .*, count = .*":
+        "block freeing: read-write mounts only; 63-ext2-rw-truncate reaches it",
+    "bit already cleared for block .*":
+        "block freeing: read-write mounts only; 63-ext2-rw-truncate reaches it",
+    "Invalid block bitmap - block_group = .*, block = .*":
+        "block bitmaps are read by writers only; 63-ext2-rw-truncate reaches it",
+    "Cannot read block bitmap - block_group = .*, block_bitmap = .*":
+        "needs an I/O error reading a block bitmap on a read-write mount",
+    "Read failure, inode=.*, block=.*":
+        "needs an I/O error reading an indirect block that truncate frees",
     "DAX support has been removed. xip option ignored.":
         "a mount option's message, not an image's (23-ext2-options mounts with -o xip)",
 }

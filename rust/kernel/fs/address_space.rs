@@ -8,7 +8,10 @@
 
 use super::file::{DirEmitter, DirEntryType, File, Offset};
 use super::registration::from_err_ptr;
-use super::{inode::INode, inode::NewINode, FileSystem};
+use super::{inode::INode, inode::NewINode, inode::UncountedINode, FileSystem};
+// patch: trunc
+use super::inode::{LockedINode, WritebackControl};
+// patch: end
 use crate::error::{code::*, from_result, Result};
 use crate::prelude::*;
 use crate::sync::aref::{ARef, AlwaysRefCounted};
@@ -564,6 +567,21 @@ pub trait AddressSpaceOperations {
     fn bmap(_inode: &INode<Self::FileSystem>, _block: u64) -> u64 {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
+    // patch: trunc
+
+    /// Writes dirty folios of `inode`'s page cache to the device as `wbc` asks (`writepages`),
+    /// e.g. with [`mpage_writepages`]. Writeback calls it with no reference to the inode.
+    ///
+    /// Implementing it makes the page cache writable: folios are dirtied with their buffers
+    /// (`dirty_folio` is `block_dirty_folio`). Without it, nothing the file system does may
+    /// dirty them (such as [`block_truncate_page`]): they would never be written.
+    fn writepages(
+        _inode: &UncountedINode<Self::FileSystem>,
+        _wbc: &mut WritebackControl,
+    ) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+    // patch: end
 }
 
 /// The `struct address_space_operations` of an [`AddressSpaceOperations`] implementation `U` of
@@ -593,6 +611,14 @@ impl<T: FileSystem, U: AddressSpaceOperations<FileSystem = T> + ?Sized>
         } else {
             None
         },
+        // patch: trunc
+        writepages: if U::HAS_WRITEPAGES {
+            Some(Self::writepages_callback)
+        } else {
+            None
+        },
+        dirty_folio: if U::HAS_WRITEPAGES { DIRTY_FOLIO } else { None },
+        // patch: end
         ..pin_init::zeroed()
     };
 
@@ -642,6 +668,25 @@ impl<T: FileSystem, U: AddressSpaceOperations<FileSystem = T> + ?Sized>
         U::readahead(&mut ractl);
     }
 
+    // patch: trunc
+    /// # Safety
+    ///
+    /// `writepages` of `struct address_space_operations`: `mapping` is the valid mapping of an
+    /// inode that got this table, `wbc` valid and ours for the call.
+    unsafe extern "C" fn writepages_callback(
+        mapping: *mut bindings::address_space,
+        wbc: *mut bindings::writeback_control,
+    ) -> c_int {
+        // SAFETY: The mapping's host is an initialised inode of `T` (it got this table) on a
+        // live superblock (writeback holds `s_umount` or an active reference); writeback may
+        // hold no reference to it, but eviction waits for it (`inode_wait_for_writeback`).
+        let inode = unsafe { UncountedINode::<T>::from_raw((*mapping).host) };
+        // SAFETY: `wbc` is valid and ours for the call.
+        let wbc = unsafe { WritebackControl::from_raw_mut(wbc) };
+        from_result(|| U::writepages(inode, wbc).map(|()| 0))
+    }
+    // patch: end
+
     /// Returns the table.
     #[inline]
     pub(crate) const fn build() -> &'static bindings::address_space_operations {
@@ -658,6 +703,19 @@ const INVALIDATE_FOLIO: Option<unsafe extern "C" fn(*mut bindings::folio, usize,
     Some(bindings::block_invalidate_folio);
 #[cfg(not(CONFIG_BUFFER_HEAD))]
 const INVALIDATE_FOLIO: Option<unsafe extern "C" fn(*mut bindings::folio, usize, usize)> = None;
+
+// patch: trunc
+/// Folios of writable page caches are dirtied with their buffers, which the bindings' writers
+/// (`mpage_writepages`, `block_truncate_page`) attach.
+#[cfg(CONFIG_BUFFER_HEAD)]
+const DIRTY_FOLIO: DirtyFolio = Some(bindings::block_dirty_folio);
+#[cfg(not(CONFIG_BUFFER_HEAD))]
+const DIRTY_FOLIO: DirtyFolio = Some(bindings::filemap_dirty_folio);
+
+/// The type of `dirty_folio`.
+type DirtyFolio =
+    Option<unsafe extern "C" fn(*mut bindings::address_space, *mut bindings::folio) -> bool>;
+// patch: end
 
 /// Device blocks that logical blocks of a file map to: what [`BlockMapper::map_blocks`] returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -685,8 +743,11 @@ pub trait BlockMapper {
     ///
     /// Returns `None` for a hole, or the run of device blocks that `iblock` and the at most
     /// `max - 1` logical blocks after it map to.
+    ///
+    /// The inode may have no reference (writeback maps the blocks of inodes that are being
+    /// evicted), hence the view that cannot be ref-counted; [`INode`] dereferences to it.
     fn map_blocks(
-        inode: &INode<Self::FileSystem>,
+        inode: &UncountedINode<Self::FileSystem>,
         iblock: u64,
         max: usize,
     ) -> Result<Option<BlockRun>>;
@@ -707,9 +768,11 @@ unsafe extern "C" fn get_block_callback<M: BlockMapper>(
         if create != 0 {
             return Err(EROFS);
         }
-        // SAFETY: The mpage code calls this with a valid inode of the mapping being read, of
-        // file system `M::FileSystem` (the aops that use this mapper belong to it).
-        let inode = unsafe { INode::<M::FileSystem>::from_raw(inode) };
+        // SAFETY: The mpage and buffer code call this with the valid, initialised inode of the
+        // mapping being read or written, of file system `M::FileSystem` (the aops that use this
+        // mapper belong to it), on a live superblock; writeback may hold no reference, but
+        // eviction waits for it (`inode_wait_for_writeback`), so the inode lives for the call.
+        let inode = unsafe { UncountedINode::<M::FileSystem>::from_raw(inode) };
         // SAFETY: `bh` is a valid, caller-owned temporary buffer head; `b_size` says how many
         // bytes the caller would like mapped.
         let (sb, bits, want) = unsafe {
@@ -781,3 +844,53 @@ pub fn generic_block_bmap<M: BlockMapper>(inode: &INode<M::FileSystem>, block: u
         )
     }
 }
+
+// patch: trunc
+/// Writes the dirty folios of `inode`'s page cache as `wbc` asks with the generic block-based
+/// writer (`mpage_writepages`), mapping their blocks with `M`. Blocks that `M` maps are
+/// written; a dirty block that it does not map fails the write with `EROFS` (the mapper does
+/// not allocate).
+#[cfg(CONFIG_BUFFER_HEAD)]
+#[inline]
+pub fn mpage_writepages<M: BlockMapper>(
+    inode: &UncountedINode<M::FileSystem>,
+    wbc: &mut WritebackControl,
+) -> Result {
+    // SAFETY: The inode is valid for the call and so is its mapping; `wbc` is valid and ours.
+    // The writer locks each folio it writes and calls `get_block_callback` with the inode.
+    crate::error::to_result(unsafe {
+        bindings::__mpage_writepages(
+            (*inode.as_ptr()).i_mapping,
+            wbc.as_ptr(),
+            Some(get_block_callback::<M>),
+            None,
+        )
+    })
+}
+
+/// Zeroes the bytes of the block that holds offset `from` from `from` to the end of the block,
+/// in the page cache, if the block is mapped (`block_truncate_page`): what a truncate to
+/// `from` leaves of the last block must read as zeros once the file grows again. The buffer is
+/// marked dirty; writeback writes it with the file system's
+/// [`AddressSpaceOperations::writepages`]. `EINVAL` for a negative `from`, `EIO` if the block
+/// could not be read.
+#[cfg(CONFIG_BUFFER_HEAD)]
+pub fn block_truncate_page<M: BlockMapper>(
+    inode: &LockedINode<'_, M::FileSystem>,
+    from: i64,
+) -> Result {
+    if from < 0 {
+        return Err(EINVAL);
+    }
+    // SAFETY: The inode is valid and referenced, and so is its mapping. `block_truncate_page`
+    // locks the folio it zeroes and maps its block with `get_block_callback` without
+    // allocating.
+    crate::error::to_result(unsafe {
+        bindings::block_truncate_page(
+            (*inode.as_ptr()).i_mapping,
+            from,
+            Some(get_block_callback::<M>),
+        )
+    })
+}
+// patch: end

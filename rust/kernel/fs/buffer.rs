@@ -22,8 +22,8 @@ use core::ptr::NonNull;
 ///
 /// # Invariants
 ///
-/// Instances of this type are always ref-counted (`get_bh`/`brelse`), and their data is up to
-/// date (they come from `sb_bread`).
+/// Instances of this type are always ref-counted (`get_bh`/`brelse`); their data stays mapped
+/// while they are.
 #[repr(transparent)]
 pub struct Head(Opaque<bindings::buffer_head>);
 
@@ -107,11 +107,18 @@ impl Head {
     }
 
     /// Marks the buffer dirty (`mark_buffer_dirty`): writeback writes it to the device.
+    /// `EIO` if its data is not up to date (a failed write, or a buffer from `getblk` not
+    /// filled yet), which C would warn about and whose stale bytes must not be written.
     #[inline]
-    pub fn mark_dirty(&self) {
-        // SAFETY: The buffer head is valid and referenced, and up to date (type invariants), as
+    pub fn mark_dirty(&self) -> Result {
+        // SAFETY: The buffer head is valid and referenced; the flag is an atomic bit.
+        if !unsafe { bindings::buffer_uptodate(self.0.get()) } {
+            return Err(EIO);
+        }
+        // SAFETY: The buffer head is valid and referenced, and up to date, as
         // `mark_buffer_dirty` expects.
         unsafe { bindings::mark_buffer_dirty(self.0.get()) };
+        Ok(())
     }
 
     /// Clears the mark of a failed write of the buffer, and returns whether there was one: C's
@@ -136,6 +143,159 @@ impl Head {
     pub fn sync(&self) -> Result {
         // SAFETY: The buffer head is valid and referenced.
         crate::error::to_result(unsafe { bindings::sync_dirty_buffer(self.0.get()) })
+    }
+}
+// patch: end
+
+// patch: bwrite
+impl Head {
+    /// Returns whether the buffer's data is up to date (`buffer_uptodate`): read from the device
+    /// or written in full since. A buffer from [`SuperBlock::getblk`] is not, until the file
+    /// system fills it under the buffer lock ([`HeadGuard::set_uptodate`]); a failed write
+    /// clears it.
+    #[inline]
+    pub fn is_uptodate(&self) -> bool {
+        // SAFETY: The buffer head is valid and referenced; the flag is an atomic bit.
+        unsafe { bindings::buffer_uptodate(self.0.get()) }
+    }
+
+    /// Reads the buffer's block from the device unless its data is up to date (`bh_read`), and
+    /// returns whether it was up to date already: C file systems check what they read only on
+    /// a fresh read (`read_block_bitmap`). `EIO` if the read failed. May sleep.
+    #[inline]
+    pub fn read_in(&self) -> Result<bool> {
+        // SAFETY: The buffer head is valid and referenced; `bh_read` locks it for the read.
+        match unsafe { bindings::bh_read(self.0.get(), 0) } {
+            0 => Ok(false),
+            r if r > 0 => Ok(true),
+            _ => Err(EIO),
+        }
+    }
+
+    /// Locks the buffer (`lock_buffer`), which serialises with its I/O and with other lockers,
+    /// until the guard is dropped (`unlock_buffer`). May sleep.
+    #[inline]
+    pub fn lock(&self) -> HeadGuard<'_> {
+        // SAFETY: The buffer head is valid and referenced.
+        unsafe { bindings::lock_buffer(self.0.get()) };
+        // INVARIANT: The buffer is locked, by this guard.
+        HeadGuard(self)
+    }
+
+    /// Returns a pointer to the block's data as `unsigned long`s, if bit `nr` is within it.
+    #[inline]
+    fn bitmap(&self, nr: usize) -> Result<*mut c_void> {
+        if nr >= self.size().saturating_mul(8) {
+            return Err(EINVAL);
+        }
+        // SAFETY: The buffer head is valid and referenced: `b_data` stays mapped.
+        Ok(unsafe { (*self.0.get()).b_data.cast() })
+    }
+
+    /// Sets bit `nr` of the block, read as a little-endian bitmap, atomically
+    /// (`test_and_set_bit_le`, ext2's `ext2_set_bit_atomic`), and returns whether it was set.
+    /// `EINVAL` if `nr` is not within the block.
+    #[inline]
+    pub fn test_and_set_bit_le(&self, nr: usize) -> Result<bool> {
+        let addr = self.bitmap(nr)?;
+        // SAFETY: `addr` is the block's data, aligned to its size (at least 512 bytes, more than
+        // `unsigned long`'s alignment), and bit `nr` is within it (`bitmap`); the operation is
+        // atomic, as are its concurrent users' (the bytes are never a Rust reference).
+        Ok(unsafe { bindings::test_and_set_bit_le(nr as c_int, addr) } != 0)
+    }
+
+    /// Clears bit `nr` of the block atomically (`test_and_clear_bit_le`), and returns whether it
+    /// was set. `EINVAL` if `nr` is not within the block.
+    #[inline]
+    pub fn test_and_clear_bit_le(&self, nr: usize) -> Result<bool> {
+        let addr = self.bitmap(nr)?;
+        // SAFETY: As in `test_and_set_bit_le`.
+        Ok(unsafe { bindings::test_and_clear_bit_le(nr as c_int, addr) } != 0)
+    }
+
+    /// Returns whether bit `nr` of the block is set (`test_bit_le`). `EINVAL` if `nr` is not
+    /// within the block.
+    #[inline]
+    pub fn test_bit_le(&self, nr: usize) -> Result<bool> {
+        let addr = self.bitmap(nr)?;
+        // SAFETY: As in `test_and_set_bit_le`; a read of one word.
+        Ok(unsafe { bindings::test_bit_le(nr as c_int, addr) } != 0)
+    }
+
+    /// Returns the first clear bit at `offset` or after it among the first `size` bits of the
+    /// block (`find_next_zero_bit_le`), or `size` if there is none. `size` is at most the
+    /// block's bits. The bits may change meanwhile (C's search without the lock): the caller
+    /// claims the bit with [`Head::test_and_set_bit_le`].
+    #[inline]
+    pub fn find_next_zero_bit_le(&self, size: usize, offset: usize) -> usize {
+        let size = size.min(self.size().saturating_mul(8));
+        if offset >= size {
+            return size;
+        }
+        // SAFETY: The data is valid for the block's bits, of which `size` at most are read.
+        unsafe { bindings::find_next_zero_bit_le((*self.0.get()).b_data.cast(), size, offset) }
+    }
+
+    /// As [`Head::find_next_zero_bit_le`], for a set bit (`find_next_bit_le`).
+    #[inline]
+    pub fn find_next_bit_le(&self, size: usize, offset: usize) -> usize {
+        let size = size.min(self.size().saturating_mul(8));
+        if offset >= size {
+            return size;
+        }
+        // SAFETY: As in `find_next_zero_bit_le`.
+        unsafe { bindings::find_next_bit_le((*self.0.get()).b_data.cast(), size, offset) }
+    }
+
+    /// Releases the reference, and the buffer's dirty state with it (`bforget`): for a block
+    /// the file system freed, whose contents need not reach the device.
+    #[inline]
+    pub fn forget(this: ARef<Self>) {
+        let ptr = ARef::into_raw(this);
+        // SAFETY: We own the reference `into_raw` gave up, which `bforget` drops.
+        unsafe { bindings::bforget(ptr.as_ptr().cast()) };
+    }
+}
+
+/// A locked buffer head (see [`Head::lock`]): unlocked when dropped.
+///
+/// # Invariants
+///
+/// The buffer is locked by this guard.
+pub struct HeadGuard<'a>(&'a Head);
+
+impl HeadGuard<'_> {
+    /// Fills the whole block with zeros (C `memset`).
+    #[inline]
+    pub fn zero(&self) {
+        // SAFETY: The buffer's data is mapped for `b_size` bytes while we hold a reference; C
+        // writes it, the bytes are never a Rust reference.
+        unsafe { bindings::memset((*self.0 .0.get()).b_data.cast(), 0, self.0.size()) };
+    }
+
+    /// Marks the buffer's data up to date (`set_buffer_uptodate`): the caller wrote all of it,
+    /// under this lock.
+    #[inline]
+    pub fn set_uptodate(&self) {
+        // SAFETY: The buffer head is valid and referenced; the flag is an atomic bit.
+        unsafe { bindings::set_buffer_uptodate(self.0 .0.get()) };
+    }
+}
+
+impl core::ops::Deref for HeadGuard<'_> {
+    type Target = Head;
+
+    #[inline]
+    fn deref(&self) -> &Head {
+        self.0
+    }
+}
+
+impl Drop for HeadGuard<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: The buffer is locked by this guard (type invariants).
+        unsafe { bindings::unlock_buffer(self.0 .0.get()) };
     }
 }
 // patch: end
@@ -190,4 +350,24 @@ impl<T: FileSystem, S: State> SuperBlock<T, S> {
         // SAFETY: `__bread_gfp` returned a buffer head with a reference that we now own.
         Ok(unsafe { ARef::from_raw(bh.cast()) })
     }
+
+    // patch: bwrite
+    /// Returns the buffer of block number `block` of the backing device without reading it
+    /// (`sb_getblk`): for a block the file system is about to fill, such as one it just
+    /// allocated. Its data is up to date only if it was before ([`Head::is_uptodate`]).
+    ///
+    /// Fails with `EIO` if the superblock has no block device, `ENOMEM` if no buffer could be
+    /// had.
+    pub fn getblk(&self, block: u64) -> Result<ARef<Head>> {
+        // SAFETY: `s_bdev` of a valid superblock is NULL or valid for the superblock's life.
+        if unsafe { (*self.as_ptr()).s_bdev }.is_null() {
+            return Err(EIO);
+        }
+        // SAFETY: The superblock is valid and has a block device.
+        let bh = unsafe { bindings::sb_getblk(self.as_ptr(), block) };
+        let bh = NonNull::new(bh).ok_or(ENOMEM)?;
+        // SAFETY: `sb_getblk` returned a buffer head with a reference that we now own.
+        Ok(unsafe { ARef::from_raw(bh.cast()) })
+    }
+    // patch: end
 }

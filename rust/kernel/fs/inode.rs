@@ -46,6 +46,9 @@ mod write;
 pub use types::{high2low_gid, high2low_uid};
 pub use write::{Attr, LockedINode, WritebackControl};
 // patch: end
+// patch: trunc
+pub use write::InvalidateGuard;
+// patch: end
 
 /// A node in the file system index (inode).
 ///

@@ -109,6 +109,16 @@ impl<T: FileSystem, S: State> SuperBlock<T, S> {
         self.flags() & bindings::SB_RDONLY != 0
     }
 
+    // patch: trunc
+    /// Returns whether writes are synchronous on the whole file system (`SB_SYNCHRONOUS`, the
+    /// `sync` mount option): metadata buffers are written before the call that changed them
+    /// returns.
+    #[inline]
+    pub fn synchronous(&self) -> bool {
+        self.flags() & bindings::SB_SYNCHRONOUS != 0
+    }
+    // patch: end
+
     // patch: acl
     /// Returns whether the superblock has POSIX ACLs (`SB_POSIXACL`, `IS_POSIXACL`): then the
     /// VFS asks [`INodeOperations::get_inode_acl`] for them and file systems list the

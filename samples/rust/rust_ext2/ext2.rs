@@ -278,8 +278,14 @@ pub(crate) struct Ext2Fs;
 /// What a block group descriptor says that does not change once mounted (checked at mount
 /// time); the counts are read from the descriptor's buffer ([`Ext2Sb::group_desc`]).
 pub(crate) struct GroupDesc {
+    pub(crate) block_bitmap: u32,
+    pub(crate) inode_bitmap: u32,
     pub(crate) inode_table: u32,
 }
+
+/// How many locks serialise the changes of group descriptors and bitmaps, group `g` under lock
+/// `g % BGL_LOCKS` (C's `NR_BG_LOCKS` for 32 CPUs or more, `sb_bgl_lock`).
+pub(crate) const BGL_LOCKS: usize = 128;
 
 /// Per-superblock data (`struct ext2_sb_info`).
 pub(crate) struct Ext2Sb {
@@ -322,9 +328,38 @@ pub(crate) struct Ext2Sb {
     pub(crate) feature_ro_compat: u32,
     /// Serialises the writes of the superblock's fields (`s_lock`).
     pub(crate) s_lock: Pin<KBox<SpinLock<()>>>,
+    pub(crate) blocks_per_group: u32,
+    /// Inode table blocks per group (`s_itb_per_group`).
+    pub(crate) itb_per_group: u32,
+    /// The per-group locks (`s_blockgroup_lock`): see [`Ext2Sb::bgl`].
+    pub(crate) bgl: Pin<KBox<[SpinLock<()>; BGL_LOCKS]>>,
 }
 
 impl Ext2Sb {
+    /// The lock of group `g`'s descriptor counts and bitmaps (`sb_bgl_lock`).
+    pub(crate) fn bgl(&self, g: u32) -> &SpinLock<()> {
+        &self.bgl[(g as usize) % BGL_LOCKS]
+    }
+
+    /// Writes the descriptor of group `g` into its buffer and marks the buffer dirty; the
+    /// caller holds the group's lock ([`Ext2Sb::bgl`]).
+    pub(crate) fn set_group_desc(&self, g: u32, d: &DiskGroupDesc) -> Result {
+        let bh = g
+            .checked_div(self.desc_per_block)
+            .and_then(|b| self.gd_bh.get(b as usize))
+            .ok_or(EIO)?;
+        let at = g.checked_rem(self.desc_per_block).ok_or(EIO)? as usize;
+        bh.write_record(at.saturating_mul(GROUP_DESC_SIZE), d)
+    }
+
+    /// Marks the buffer of group `g`'s descriptor dirty.
+    pub(crate) fn group_desc_dirty(&self, g: u32) -> Result {
+        g.checked_div(self.desc_per_block)
+            .and_then(|b| self.gd_bh.get(b as usize))
+            .ok_or(EIO)?
+            .mark_dirty()
+    }
+
     /// Returns the descriptor of group `g` as its buffer has it now (`ext2_get_group_desc`).
     pub(crate) fn group_desc(&self, g: u32) -> Result<DiskGroupDesc> {
         let bh = g
@@ -393,9 +428,8 @@ impl Ext2Sb {
 
 /// Per-inode data (`struct ext2_inode_info`).
 pub(crate) struct Ext2Inode {
-    /// `i_block`: direct, indirect, double and triple indirect block numbers; for a fast
-    /// symlink, the target, NUL-terminated (`nd_terminate_link`), as its on-disk bytes.
-    pub(crate) block: [u32; EXT2_N_BLOCKS],
+    /// `i_block` (`i_data`): block numbers, a device number or a fast symlink's target.
+    pub(crate) data: IData,
     /// The extended attribute block, or 0.
     pub(crate) file_acl: u32,
     /// `i_blocks`, in 512-byte units.
@@ -407,6 +441,49 @@ pub(crate) struct Ext2Inode {
     /// For directories: the page where the last lookup found its name, where the next one starts
     /// (`i_dir_start_lookup`).
     pub(crate) dir_start_lookup: Atomic<u64>,
+}
+
+/// What `i_block` holds (`i_data`).
+pub(crate) enum IData {
+    /// Direct, indirect, double and triple indirect block numbers (or, for a device, its
+    /// number): read without a lock by the block mappers, changed by truncate under the inode's
+    /// locks, as C's `i_data` (whose readers check what they read, `verify_chain`).
+    Blocks([Atomic<u32>; EXT2_N_BLOCKS]),
+    /// A fast symlink's target, NUL-terminated (`nd_terminate_link`), as its on-disk bytes.
+    Link([u8; 4 * EXT2_N_BLOCKS]),
+}
+
+impl IData {
+    /// Entry `i` of the block array (0 for a fast symlink, or beyond the array).
+    pub(crate) fn block(&self, i: usize) -> u32 {
+        match self {
+            Self::Blocks(b) => b.get(i).map_or(0, |b| b.load(Relaxed)),
+            Self::Link(_) => 0,
+        }
+    }
+
+    /// Sets entry `i` of the block array (nothing for a fast symlink, or beyond the array).
+    pub(crate) fn set_block(&self, i: usize, v: u32) {
+        if let Self::Blocks(b) = self {
+            if let Some(b) = b.get(i) {
+                b.store(v, Relaxed);
+            }
+        }
+    }
+
+    /// The on-disk `i_block`.
+    pub(crate) fn to_disk(&self) -> [Le32; EXT2_N_BLOCKS] {
+        match self {
+            Self::Blocks(b) => core::array::from_fn(|i| Le32::new(b[i].load(Relaxed))),
+            Self::Link(bytes) => {
+                let mut raw = [Le32::default(); EXT2_N_BLOCKS];
+                for (r, c) in raw.iter_mut().zip(bytes.chunks_exact(4)) {
+                    *r = Le32::new(c.try_into().map_or(0, u32::from_le_bytes));
+                }
+                raw
+            }
+        }
+    }
 }
 
 impl Ext2Inode {

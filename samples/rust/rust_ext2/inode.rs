@@ -2,7 +2,7 @@
 
 //! Inodes: reading them from the inode table and mapping their blocks (`fs/ext2/inode.c`).
 
-use crate::ext2::{self, DiskInode, Ext2Fs, Ext2Inode, Ext2Sb};
+use crate::ext2::{self, DiskInode, Ext2Fs, Ext2Inode, Ext2Sb, IData};
 use crate::superblock::ext2_error;
 use crate::{dir, namei, symlink, xattr};
 use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, BlockRun, LockedFolio};
@@ -126,8 +126,8 @@ pub(crate) fn setattr(
     attr: &mut Attr,
 ) -> Result {
     attr.prepare(dentry)?;
-    if attr.size().is_some_and(|size| size != inode.size()) {
-        return Err(EOPNOTSUPP);
+    if let Some(size) = attr.size().filter(|size| *size != inode.size()) {
+        setsize(inode, size)?;
     }
     inode.setattr_copy(attr);
     inode.mark_dirty();
@@ -140,6 +140,272 @@ pub(crate) fn setattr(
         }
     }
     Ok(())
+}
+
+/// `ext2_setsize`: the tail of the new last block zeroed in the page cache, the size set and
+/// the page cache beyond it dropped, then the blocks beyond it freed, under the invalidate lock.
+fn setsize(inode: &mut LockedINode<'_, Ext2Fs>, size: i64) -> Result {
+    let ei = inode.data();
+    let fmt = ei.mode & mode::S_IFMT;
+    if !(fmt == mode::S_IFREG || fmt == mode::S_IFDIR || fmt == mode::S_IFLNK)
+        || ei.is_fast_symlink(inode.super_block().data().block_size)
+    {
+        return Err(EINVAL);
+    }
+    if ei.flags & (ext2::fl::APPEND | ext2::fl::IMMUTABLE) != 0 {
+        return Err(EPERM);
+    }
+    inode.dio_wait();
+    address_space::block_truncate_page::<Mapper>(inode, size)?;
+    {
+        let mut guard = inode.lock_invalidate();
+        guard.truncate_setsize(size)?;
+        truncate_blocks(&guard, size);
+    }
+    inode.set_mtime_ctime_now();
+    inode.mark_dirty();
+    if inode.needs_sync() {
+        // C ignores the result too.
+        let _ = inode.sync_metadata(true);
+    }
+    Ok(())
+}
+
+/// An array of block numbers: `i_data` or an indirect block.
+#[derive(Clone, Copy)]
+enum Arr<'a> {
+    INode(&'a IData),
+    Block(&'a buffer::Head),
+}
+
+impl<'a> Arr<'a> {
+    /// The array of level `i` of a chain: `i_data`, or the indirect block read for it.
+    fn at(data: &'a IData, bhs: &'a [Option<ARef<buffer::Head>>; 4], i: usize) -> Self {
+        match bhs.get(i) {
+            Some(Some(bh)) => Arr::Block(bh),
+            _ => Arr::INode(data),
+        }
+    }
+
+    /// Entries `from..to` as they are now.
+    fn snapshot(&self, from: usize, to: usize) -> Result<KVec<u32>> {
+        let n = to.checked_sub(from).ok_or(EINVAL)?;
+        let mut v = KVec::with_capacity(n, GFP_KERNEL)?;
+        match self {
+            Arr::INode(d) => {
+                for i in from..to {
+                    v.push(d.block(i), GFP_KERNEL)?;
+                }
+            }
+            Arr::Block(bh) => {
+                let mut raw = KVec::from_elem(Le32::default(), n, GFP_KERNEL)?;
+                bh.read(from.saturating_mul(4), raw.as_mut_slice().as_bytes_mut())?;
+                for e in raw.iter() {
+                    v.push(e.get(), GFP_KERNEL)?;
+                }
+            }
+        }
+        Ok(v)
+    }
+
+    fn get(&self, i: usize) -> Result<u32> {
+        match self {
+            Arr::INode(d) => Ok(d.block(i)),
+            Arr::Block(bh) => {
+                let mut e = Le32::default();
+                bh.read(i.saturating_mul(4), e.as_bytes_mut())?;
+                Ok(e.get())
+            }
+        }
+    }
+
+    fn set(&self, i: usize, v: u32) {
+        match self {
+            Arr::INode(d) => d.set_block(i, v),
+            Arr::Block(bh) => {
+                let _ = bh.write_record(i.saturating_mul(4), &Le32::new(v));
+            }
+        }
+    }
+}
+
+/// `ext2_free_data`: frees the data blocks of entries `from..to` of `arr`, clearing them, in
+/// runs of contiguous blocks.
+fn free_data(inode: &INode<Ext2Fs>, arr: Arr<'_>, from: usize, to: usize) {
+    let Ok(entries) = arr.snapshot(from, to) else {
+        return;
+    };
+    let (mut start, mut count) = (0u32, 0u32);
+    for (i, &nr) in entries.iter().enumerate() {
+        if nr == 0 {
+            continue;
+        }
+        arr.set(from.saturating_add(i), 0);
+        if count > 0 && start.wrapping_add(count) == nr {
+            count = count.saturating_add(1);
+            continue;
+        }
+        if count > 0 {
+            crate::balloc::free_blocks(inode, start, count);
+            inode.mark_dirty();
+        }
+        (start, count) = (nr, 1);
+    }
+    if count > 0 {
+        crate::balloc::free_blocks(inode, start, count);
+        inode.mark_dirty();
+    }
+}
+
+/// `ext2_free_branches`: frees the subtrees of `depth` levels of indirect blocks under entries
+/// `from..to` of `arr`, clearing them.
+fn free_branches(inode: &INode<Ext2Fs>, arr: Arr<'_>, from: usize, to: usize, depth: usize) {
+    let Some(depth) = depth.checked_sub(1) else {
+        return free_data(inode, arr, from, to);
+    };
+    let Ok(entries) = arr.snapshot(from, to) else {
+        return;
+    };
+    for (i, &nr) in entries.iter().enumerate() {
+        if nr != 0 {
+            arr.set(from.saturating_add(i), 0);
+            free_tree(inode, nr, depth);
+        }
+    }
+}
+
+/// Frees indirect block `nr` (detached) and the `depth` levels of branches under it.
+fn free_tree(inode: &INode<Ext2Fs>, nr: u32, depth: usize) {
+    let sb = inode.super_block();
+    let ptrs = (sb.data().block_size / 4) as usize;
+    let Ok(bh) = sb.bread(nr.into()) else {
+        // A read failure: reported, and the slot stays cleared (C: "should be rare").
+        ext2_error!(sb, "Read failure, inode={}, block={}", inode.ino(), nr);
+        return;
+    };
+    free_branches(inode, Arr::Block(&bh), 0, ptrs, depth);
+    buffer::Head::forget(bh);
+    crate::balloc::free_blocks(inode, nr, 1);
+    inode.mark_dirty();
+}
+
+/// `__ext2_truncate_blocks`: frees the blocks of `inode` from offset `offset` (rounded up to
+/// a block) on, and the indirect blocks that map only them. The caller holds the inode's
+/// `i_rwsem` and invalidate lock (C's `truncate_mutex` serialises this with allocation, which
+/// rust_ext2 does not do yet).
+#[allow(clippy::arithmetic_side_effects)]
+fn truncate_blocks(inode: &INode<Ext2Fs>, offset: i64) {
+    let sb = inode.super_block();
+    let s = sb.data();
+    let ei = inode.data();
+    let data = &ei.data;
+    if !(ei.is_reg() || ei.is_dir() || ei.mode & mode::S_IFMT == mode::S_IFLNK)
+        || ei.is_fast_symlink(s.block_size)
+    {
+        return;
+    }
+    // `offset` is at most `s_maxbytes` (`setattr_prepare`), below 2^63 - 2^16: the sum does
+    // not overflow; the quotient is at most 2^53.
+    let iblock = (offset.max(0) as u64 + u64::from(s.block_size) - 1) >> s.blocksize_bits;
+    let ptrs_bits = u32::from(s.blocksize_bits) - 2;
+    let ptrs = 1usize << ptrs_bits;
+    let Some((offsets, n)) = block_to_path(iblock, ptrs_bits) else {
+        return;
+    };
+    let i_data = Arr::INode(data);
+    let nd = ext2::EXT2_NDIR_BLOCKS;
+    if n == 1 {
+        free_data(inode, i_data, offsets[0], nd);
+    } else {
+        // `ext2_find_shared`: the chain of indirect blocks down to the first block to free.
+        // Trailing zero offsets mean whole subtrees go: the chain stops above them.
+        let mut k = n;
+        while k > 1 && offsets[k - 1] == 0 {
+            k -= 1;
+        }
+        // chain[i]: the array holding entry `offsets[i]` (None: i_data), its offset, the
+        // block number it holds; the walk stops at the first hole.
+        let mut bhs: [Option<ARef<buffer::Head>>; 4] = [None, None, None, None];
+        let mut keys = [0u32; 4];
+        let mut pos = offsets;
+        keys[0] = data.block(offsets[0]);
+        let mut partial = k - 1;
+        for i in 1..k {
+            if keys[i - 1] == 0 {
+                partial = i - 1;
+                break;
+            }
+            let Ok(bh) = sb.bread(keys[i - 1].into()) else {
+                partial = i - 1;
+                break;
+            };
+            keys[i] = Arr::Block(&bh).get(offsets[i]).unwrap_or(0);
+            bhs[i] = Some(bh);
+        }
+        // Both only under this inode's locks: nothing allocates meanwhile.
+        let mut top = 0u32;
+        let mut p = partial;
+        while p > 0 {
+            let Ok(before) = Arr::at(data, &bhs, p).snapshot(0, pos[p]) else {
+                break;
+            };
+            if before.iter().any(|&e| e != 0) {
+                break;
+            }
+            p -= 1;
+        }
+        if p == k - 1 && p > 0 {
+            // The rest of the leaf block goes, the block stays: free from the entry on.
+            pos[p] -= 1;
+        } else {
+            top = Arr::at(data, &bhs, p).get(pos[p]).unwrap_or(0);
+            Arr::at(data, &bhs, p).set(pos[p], 0);
+        }
+        for b in bhs.iter_mut().take(partial + 1).skip(p + 1) {
+            *b = None;
+        }
+        let partial = p;
+        if top != 0 {
+            if partial == 0 {
+                inode.mark_dirty();
+            } else if let Some(bh) = &bhs[partial] {
+                let _ = bh.mark_dirty();
+            }
+            free_top(inode, top, n - 1 - partial);
+        }
+        // Clear the ends of the indirect blocks on the kept branch.
+        for i in (1..=partial).rev() {
+            if let Some(bh) = &bhs[i] {
+                free_branches(inode, Arr::Block(bh), pos[i] + 1, ptrs, n - 1 - i);
+                let _ = bh.mark_dirty();
+            }
+        }
+    }
+    // The remaining whole subtrees.
+    let first = if n == 1 { nd } else { offsets[0] + 1 };
+    for (slot, depth) in [(nd, 1), (nd + 1, 2), (nd + 2, 3)] {
+        if slot < first {
+            continue;
+        }
+        let nr = data.block(slot);
+        if nr != 0 {
+            data.set_block(slot, 0);
+            inode.mark_dirty();
+            free_top(inode, nr, depth);
+        }
+    }
+}
+
+/// Frees the subtree of `depth` levels of indirect blocks rooted at block `nr` (already
+/// detached): `ext2_free_branches(inode, &nr, &nr + 1, depth)`.
+fn free_top(inode: &INode<Ext2Fs>, nr: u32, depth: usize) {
+    match depth.checked_sub(1) {
+        None => {
+            crate::balloc::free_blocks(inode, nr, 1);
+            inode.mark_dirty();
+        }
+        Some(depth) => free_tree(inode, nr, depth),
+    }
 }
 
 /// `ext2_write_inode`: the inode's fields into its place in the inode table, the buffer marked
@@ -191,7 +457,7 @@ pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, wbc: &WritebackControl
     raw.i_generation = Le32::new(inode.generation());
     if fmt == mode::S_IFCHR || fmt == mode::S_IFBLK {
         // C re-encodes `i_rdev`: the old encoding where it fits.
-        let dev = device(&ei.block);
+        let dev = device(&ei.data);
         match dev.to_old() {
             Some(old) => {
                 raw.i_block[0] = Le32::new(old.into());
@@ -203,16 +469,12 @@ pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, wbc: &WritebackControl
                 raw.i_block[2] = Le32::new(0);
             }
         }
-    } else if fmt == mode::S_IFLNK && ei.is_fast_symlink(s.block_size) {
-        // The target's bytes, as they are in memory (and were on disk).
-        raw.i_block = ei
-            .block
-            .map(|w| Le32::new(u32::from_le_bytes(w.to_ne_bytes())));
     } else {
-        raw.i_block = ei.block.map(Le32::new);
+        // Block numbers, or a fast symlink's target as it was on disk.
+        raw.i_block = ei.data.to_disk();
     }
     bh.write_record(off, &raw)?;
-    bh.mark_dirty();
+    bh.mark_dirty()?;
     if wbc.sync_all() && bh.sync().is_err() {
         ext2_error!(sb, "IO error syncing inode {}", ino);
         return Err(EIO);
@@ -221,11 +483,10 @@ pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, wbc: &WritebackControl
 }
 
 /// The device number of a device inode, from its `i_block` (`ext2_iget`).
-fn device(block: &[u32; ext2::EXT2_N_BLOCKS]) -> Dev {
-    if block[0] != 0 {
-        Dev::from_old(block[0] as u16)
-    } else {
-        Dev::from_new(block[1])
+fn device(data: &IData) -> Dev {
+    match data.block(0) {
+        0 => Dev::from_new(data.block(1)),
+        old => Dev::from_old(old as u16),
     }
 }
 
@@ -275,6 +536,12 @@ impl AddressSpaceOperations for FileOps {
     fn bmap(inode: &INode<Ext2Fs>, block: u64) -> u64 {
         address_space::generic_block_bmap::<Mapper>(inode, block)
     }
+
+    /// `ext2_writepages`. Only truncate dirties the page cache so far (the rest of the block
+    /// it keeps), whose blocks are mapped.
+    fn writepages(inode: &UncountedINode<Ext2Fs>, wbc: &mut WritebackControl) -> Result {
+        address_space::mpage_writepages::<Mapper>(inode, wbc)
+    }
 }
 
 /// Block mapper for reads (`ext2_get_block` without `create`): `ext2_iomap_ops` for FIEMAP and
@@ -284,7 +551,11 @@ pub(crate) struct Mapper;
 impl BlockMapper for Mapper {
     type FileSystem = Ext2Fs;
 
-    fn map_blocks(inode: &INode<Ext2Fs>, iblock: u64, max: usize) -> Result<Option<BlockRun>> {
+    fn map_blocks(
+        inode: &UncountedINode<Ext2Fs>,
+        iblock: u64,
+        max: usize,
+    ) -> Result<Option<BlockRun>> {
         map_blocks(inode, iblock, max)
     }
 }
@@ -303,7 +574,7 @@ fn data_block_valid(s: &Ext2Sb, block: u32) -> bool {
 }
 
 /// Fails with `EIO` (and logs it) if `block`, mapped by `inode`, is not a data block number.
-fn check_block(inode: &INode<Ext2Fs>, block: u32) -> Result {
+fn check_block(inode: &UncountedINode<Ext2Fs>, block: u32) -> Result {
     if block_valid(inode.super_block().data(), block) {
         return Ok(());
     }
@@ -370,13 +641,13 @@ fn block_to_path(iblock: u64, ptrs_bits: u32) -> Option<([usize; 4], usize)> {
 /// `base` on.
 #[allow(clippy::arithmetic_side_effects)]
 pub(crate) fn map_blocks(
-    inode: &INode<Ext2Fs>,
+    inode: &UncountedINode<Ext2Fs>,
     iblock: u64,
     max: usize,
 ) -> Result<Option<BlockRun>> {
     let sb = inode.super_block();
     let s = sb.data();
-    let data = inode.data();
+    let data = &inode.data().data;
     let ptrs_bits = u32::from(s.blocksize_bits) - 2;
     let ptrs = 1u64 << ptrs_bits;
 
@@ -391,7 +662,7 @@ pub(crate) fn map_blocks(
     // indirect block that may have to be read; reaching it is the boundary.
     if depth == 1 {
         let off = path[0];
-        let b = data.block[off];
+        let b = data.block(off);
         if b == 0 {
             return Ok(None);
         }
@@ -399,7 +670,7 @@ pub(crate) fn map_blocks(
         let mut n = 1;
         while n < max
             && off + n < ext2::EXT2_NDIR_BLOCKS
-            && data.block[off + n] == b.wrapping_add(n as u32)
+            && data.block(off + n) == b.wrapping_add(n as u32)
         {
             n += 1;
         }
@@ -410,7 +681,7 @@ pub(crate) fn map_blocks(
         }));
     }
 
-    let mut b = data.block[path[0]];
+    let mut b = data.block(path[0]);
     for (level, &off) in path.iter().enumerate().take(depth).skip(1) {
         if b == 0 {
             return Ok(None);
@@ -517,7 +788,6 @@ fn read_inode(
         pr_err!("error: inode {} has a negative size\n", ino);
         return Err(EUCLEAN);
     }
-    let mut block = raw.i_block.map(Le32::get);
     let blocks = raw.i_blocks.get();
     // Signed 32-bit seconds, as C's `(signed)le32_to_cpu(...)`.
     let time = |t: Le32| Timespec {
@@ -529,6 +799,7 @@ fn read_inode(
     let flags = raw.i_flags.get();
 
     // The operations of each kind of inode, as `ext2_iget` sets them.
+    let mut link = None;
     let typ = match fmt {
         mode::S_IFREG => {
             new.set_inode_ops::<FileOps>()
@@ -548,10 +819,12 @@ fn read_inode(
                 // with a NUL at the size (or at its last byte), as C's `nd_terminate_link`
                 // (and `write_inode` writes them back so).
                 let len = (size as usize).min(4 * ext2::EXT2_N_BLOCKS - 1);
-                block.as_mut_bytes().copy_from_slice(raw.i_block.as_bytes());
-                if let Some(c) = block.as_mut_bytes().get_mut(len) {
+                let mut bytes = [0u8; 4 * ext2::EXT2_N_BLOCKS];
+                bytes.copy_from_slice(raw.i_block.as_bytes());
+                if let Some(c) = bytes.get_mut(len) {
                     *c = 0;
                 }
+                link = Some(bytes);
                 new.set_inode_ops::<symlink::FastSymlink>();
             } else {
                 new.set_inode_ops::<symlink::SlowSymlink>()
@@ -560,7 +833,7 @@ fn read_inode(
             FileType::Lnk
         }
         mode::S_IFCHR | mode::S_IFBLK => {
-            let dev = device(&block);
+            let dev = device(&IData::Blocks(raw.i_block.map(|b| Atomic::new(b.get()))));
             new.set_inode_ops::<SpecialOps>();
             if fmt == mode::S_IFCHR {
                 FileType::Chr(dev)
@@ -597,7 +870,10 @@ fn read_inode(
         generation,
         flags: vfs_flags(flags),
         value: Ext2Inode {
-            block,
+            data: match link {
+                Some(bytes) => IData::Link(bytes),
+                None => IData::Blocks(raw.i_block.map(|b| Atomic::new(b.get()))),
+            },
             file_acl,
             blocks,
             mode,

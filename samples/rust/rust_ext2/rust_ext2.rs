@@ -17,6 +17,7 @@
 #![deny(clippy::arithmetic_side_effects)]
 
 mod acl;
+mod balloc;
 mod dir;
 mod ext2;
 mod file;

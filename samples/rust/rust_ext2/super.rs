@@ -238,10 +238,10 @@ impl kernel::fs::FileSystem for Ext2Fs {
     type Data = Ext2Sb;
     type INodeData = Ext2Inode;
     /// Fast symlink targets are copied to user space from the inode (readlink), as C ext2
-    /// whitelists `i_data`.
+    /// whitelists `i_data` (here with the tag of [`ext2::IData`]).
     const INODE_DATA_USERCOPY: Option<(usize, usize)> = Some((
-        core::mem::offset_of!(Ext2Inode, block),
-        core::mem::size_of::<[u32; ext2::EXT2_N_BLOCKS]>(),
+        core::mem::offset_of!(Ext2Inode, data),
+        core::mem::size_of::<ext2::IData>(),
     ));
     /// "ext2" with `CONFIG_SAMPLE_RUST_EXT2_AS_EXT2` (C ext2 not built), so that what mounts
     /// "ext2" (fstests with `FSTYP=ext2`) gets this driver.
@@ -573,6 +573,8 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 }
                 groups.push(
                     GroupDesc {
+                        block_bitmap: gd.bg_block_bitmap.get(),
+                        inode_bitmap: gd.bg_inode_bitmap.get(),
                         inode_table: itable,
                     },
                     GFP_KERNEL,
@@ -614,6 +616,10 @@ impl kernel::fs::FileSystem for Ext2Fs {
         }
         let mount_state = es.s_state.get();
         let s_lock = KBox::pin_init(new_spinlock!(()), GFP_KERNEL)?;
+        let bgl = KBox::pin_init(
+            pin_init::pin_init_array_from_fn(|_| new_spinlock!(())),
+            GFP_KERNEL,
+        )?;
         Ok(sb::SuperParams {
             magic: ext2::EXT2_SUPER_MAGIC.into(),
             blocksize_bits: bits,
@@ -648,6 +654,9 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 mount_state: Atomic::new(mount_state.into()),
                 feature_ro_compat: ro_compat,
                 s_lock,
+                blocks_per_group,
+                itb_per_group,
+                bgl,
             },
         })
     }
@@ -739,7 +748,7 @@ fn sync_super(s: &Ext2Sb, wait: bool) -> Result {
         es_set!(s, s_free_inodes_count, Le32::new(free_inodes as u32))?;
         es_set!(s, s_wtime, Le32::new(Timespec::now().secs as u32))?;
     }
-    s.sbh.mark_dirty();
+    s.sbh.mark_dirty()?;
     if wait {
         // As C: a failed write is only remembered by the buffer (and reported by the next
         // `sync_super`).

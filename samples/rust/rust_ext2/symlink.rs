@@ -4,7 +4,7 @@
 //! (`fs/ext2/symlink.c`).
 
 use crate::ext2::Ext2Fs;
-use crate::ext2::Ext2Inode;
+use crate::ext2::{Ext2Inode, IData};
 use crate::xattr;
 use kernel::fs::dentry::DEntry;
 use kernel::fs::inode::{Attr, INode, INodeOperations, Kstat, LockedINode};
@@ -18,7 +18,10 @@ impl INodeOperations for FastSymlink {
 
     /// The target is in `i_block`, in the inode's data: it becomes `i_link`, as in C.
     fn inline_link(data: &Ext2Inode) -> Option<&CStr> {
-        CStr::from_bytes_until_nul(data.block.as_bytes()).ok()
+        match &data.data {
+            IData::Link(bytes) => CStr::from_bytes_until_nul(bytes).ok(),
+            IData::Blocks(_) => None,
+        }
     }
 
     fn listxattr(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {

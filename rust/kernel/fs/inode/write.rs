@@ -263,6 +263,24 @@ impl WritebackControl {
         unsafe { &*ptr.cast::<Self>() }
     }
 
+    // patch: trunc
+    /// # Safety
+    ///
+    /// `ptr` must be a valid `writeback_control`, not used by anyone else for `'a`.
+    #[inline]
+    pub(crate) unsafe fn from_raw_mut<'a>(ptr: *mut bindings::writeback_control) -> &'a mut Self {
+        // SAFETY: `WritebackControl` is `repr(transparent)` over it, valid and ours for `'a`
+        // (caller).
+        unsafe { &mut *ptr.cast::<Self>() }
+    }
+
+    /// Returns the raw pointer, for the writers that take it.
+    #[inline]
+    pub(crate) fn as_ptr(&self) -> *mut bindings::writeback_control {
+        self.0.get()
+    }
+    // patch: end
+
     /// Returns whether this is a data-integrity write (`WB_SYNC_ALL`): the inode must be on the
     /// device, or its write at least submitted and waited for, when the call returns.
     #[inline]
@@ -271,3 +289,110 @@ impl WritebackControl {
         unsafe { (*self.0.get()).sync_mode == bindings::writeback_sync_modes_WB_SYNC_ALL }
     }
 }
+
+// patch: trunc
+impl<T: FileSystem> INode<T> {
+    /// Waits for the direct I/O in flight on the inode to finish (`inode_dio_wait`), as a
+    /// truncate does before it frees blocks that I/O may use. May sleep.
+    #[inline]
+    pub fn dio_wait(&self) {
+        // SAFETY: The inode is valid (we hold a reference).
+        unsafe { bindings::inode_dio_wait(self.as_ptr()) }
+    }
+
+    /// Subtracts `bytes` from the space the inode uses (`inode_sub_bytes`: `i_blocks` and
+    /// `i_bytes`, under `i_lock`), for blocks the file system freed. The inode is not marked
+    /// dirty.
+    #[inline]
+    pub fn sub_bytes(&self, bytes: u64) {
+        // SAFETY: The inode is valid; `inode_sub_bytes` takes `i_lock`. A count that would go
+        // below zero wraps, as in C, without other harm.
+        unsafe { bindings::inode_sub_bytes(self.as_ptr(), bytes as i64) }
+    }
+
+    /// Returns whether changes to the inode must reach the disk before the call that made them
+    /// returns (`inode_needs_sync`: the `sync` mount option, the inode's sync flag, or the
+    /// `dirsync` ones for a directory).
+    #[inline]
+    pub fn needs_sync(&self) -> bool {
+        // SAFETY: The inode is valid; the flags are read once.
+        unsafe { bindings::inode_needs_sync(self.as_ptr()) != 0 }
+    }
+
+    /// Writes the inode (not its data) and waits for it if `wait` (`sync_inode_metadata`): the
+    /// file system's [`write_inode`](crate::fs::sb::SuperOperations::write_inode) with a
+    /// data-integrity write. May sleep.
+    #[inline]
+    pub fn sync_metadata(&self, wait: bool) -> Result {
+        // SAFETY: The inode is valid and referenced.
+        to_result(unsafe { bindings::sync_inode_metadata(self.as_ptr(), wait.into()) })
+    }
+}
+
+impl<'a, T: FileSystem> LockedINode<'a, T> {
+    /// Sets the modification and change times to now (`inode_set_ctime_current`,
+    /// `inode_set_mtime_to_ts`), as a truncate or a write does. The inode is not marked dirty.
+    #[inline]
+    pub fn set_mtime_ctime_now(&mut self) {
+        // SAFETY: The inode is valid and its `i_rwsem` held exclusively (type invariants),
+        // under which the times change.
+        unsafe {
+            let now = bindings::inode_set_ctime_current(self.0.as_ptr());
+            bindings::inode_set_mtime_to_ts(self.0.as_ptr(), now);
+        }
+    }
+
+    /// Takes the inode's invalidate lock exclusively (`filemap_invalidate_lock`), which keeps
+    /// page faults and reads from filling the page cache while it is truncated, until the guard
+    /// is dropped. May sleep.
+    #[inline]
+    pub fn lock_invalidate(&mut self) -> InvalidateGuard<'_, 'a, T> {
+        // SAFETY: The inode is valid and so is its mapping.
+        unsafe { bindings::filemap_invalidate_lock((*self.0.as_ptr()).i_mapping) };
+        // INVARIANT: The lock is taken, by this guard.
+        InvalidateGuard(self)
+    }
+}
+
+/// An inode whose `i_rwsem` and invalidate lock are held exclusively (see
+/// [`LockedINode::lock_invalidate`]): its size may change. Unlocked when dropped.
+///
+/// # Invariants
+///
+/// The inode's `mapping->invalidate_lock` is held exclusively by this guard.
+pub struct InvalidateGuard<'b, 'a, T: FileSystem>(&'b mut LockedINode<'a, T>);
+
+impl<T: FileSystem> InvalidateGuard<'_, '_, T> {
+    /// Sets the size of the inode to `size` and removes the page cache beyond it
+    /// (`truncate_setsize`), which a truncate does before it frees the blocks there. `EINVAL`
+    /// for a negative size. May sleep.
+    #[inline]
+    pub fn truncate_setsize(&mut self, size: i64) -> Result {
+        if size < 0 {
+            return Err(EINVAL);
+        }
+        // SAFETY: The inode is valid and referenced; `truncate_setsize` asks for its `i_rwsem`
+        // held exclusively (`LockedINode`'s invariant), and C's file systems hold the
+        // invalidate lock too (this guard's).
+        unsafe { bindings::truncate_setsize(self.0 .0.as_ptr(), size) };
+        Ok(())
+    }
+}
+
+impl<T: FileSystem> Deref for InvalidateGuard<'_, '_, T> {
+    type Target = INode<T>;
+
+    #[inline]
+    fn deref(&self) -> &INode<T> {
+        self.0 .0
+    }
+}
+
+impl<T: FileSystem> Drop for InvalidateGuard<'_, '_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: The lock is held by this guard (type invariants).
+        unsafe { bindings::filemap_invalidate_unlock((*self.0 .0.as_ptr()).i_mapping) };
+    }
+}
+// patch: end
