@@ -344,31 +344,30 @@ impl Ext2Sb {
     /// Writes the descriptor of group `g` into its buffer and marks the buffer dirty; the
     /// caller holds the group's lock ([`Ext2Sb::bgl`]).
     pub(crate) fn set_group_desc(&self, g: u32, d: &DiskGroupDesc) -> Result {
-        let bh = g
-            .checked_div(self.desc_per_block)
-            .and_then(|b| self.gd_bh.get(b as usize))
-            .ok_or(EIO)?;
-        let at = g.checked_rem(self.desc_per_block).ok_or(EIO)? as usize;
-        bh.write_record(at.saturating_mul(GROUP_DESC_SIZE), d)
+        let (bh, at) = self.group_desc_place(g)?;
+        bh.write_record(at, d)
     }
 
     /// Marks the buffer of group `g`'s descriptor dirty.
     pub(crate) fn group_desc_dirty(&self, g: u32) -> Result {
-        g.checked_div(self.desc_per_block)
-            .and_then(|b| self.gd_bh.get(b as usize))
-            .ok_or(EIO)?
-            .mark_dirty()
+        self.group_desc_place(g)?.0.mark_dirty()
     }
 
-    /// Returns the descriptor of group `g` as its buffer has it now (`ext2_get_group_desc`).
-    pub(crate) fn group_desc(&self, g: u32) -> Result<DiskGroupDesc> {
+    /// The buffer that holds group `g`'s descriptor, and the descriptor's offset in it.
+    fn group_desc_place(&self, g: u32) -> Result<(&Head, usize)> {
         let bh = g
             .checked_div(self.desc_per_block)
             .and_then(|b| self.gd_bh.get(b as usize))
             .ok_or(EIO)?;
         let at = g.checked_rem(self.desc_per_block).ok_or(EIO)? as usize;
+        Ok((bh, at.saturating_mul(GROUP_DESC_SIZE)))
+    }
+
+    /// Returns the descriptor of group `g` as its buffer has it now (`ext2_get_group_desc`).
+    pub(crate) fn group_desc(&self, g: u32) -> Result<DiskGroupDesc> {
+        let (bh, at) = self.group_desc_place(g)?;
         let mut raw = [0u8; GROUP_DESC_SIZE];
-        bh.read(at.saturating_mul(GROUP_DESC_SIZE), &mut raw)?;
+        bh.read(at, &mut raw)?;
         DiskGroupDesc::from_bytes_copy(&raw).ok_or(EIO)
     }
 

@@ -290,20 +290,15 @@ fn free_tree(inode: &INode<Ext2Fs>, nr: u32, depth: usize) {
 }
 
 /// `__ext2_truncate_blocks`: frees the blocks of `inode` from offset `offset` (rounded up to
-/// a block) on, and the indirect blocks that map only them. The caller holds the inode's
+/// a block) on, and the indirect blocks that map only them. The caller checked that the inode
+/// maps blocks (a regular file, directory or slow symlink: `setsize`) and holds the inode's
 /// `i_rwsem` and invalidate lock (C's `truncate_mutex` serialises this with allocation, which
 /// rust_ext2 does not do yet).
 #[allow(clippy::arithmetic_side_effects)]
 fn truncate_blocks(inode: &INode<Ext2Fs>, offset: i64) {
     let sb = inode.super_block();
     let s = sb.data();
-    let ei = inode.data();
-    let data = &ei.data;
-    if !(ei.is_reg() || ei.is_dir() || ei.mode & mode::S_IFMT == mode::S_IFLNK)
-        || ei.is_fast_symlink(s.block_size)
-    {
-        return;
-    }
+    let data = &inode.data().data;
     // `offset` is at most `s_maxbytes` (`setattr_prepare`), below 2^63 - 2^16: the sum does
     // not overflow; the quotient is at most 2^53.
     let iblock = (offset.max(0) as u64 + u64::from(s.block_size) - 1) >> s.blocksize_bits;
@@ -799,6 +794,8 @@ fn read_inode(
     let flags = raw.i_flags.get();
 
     // The operations of each kind of inode, as `ext2_iget` sets them.
+    // `i_data` as block numbers; a fast symlink keeps its bytes instead (`link`).
+    let i_data = IData::Blocks(raw.i_block.map(|b| Atomic::new(b.get())));
     let mut link = None;
     let typ = match fmt {
         mode::S_IFREG => {
@@ -833,7 +830,7 @@ fn read_inode(
             FileType::Lnk
         }
         mode::S_IFCHR | mode::S_IFBLK => {
-            let dev = device(&IData::Blocks(raw.i_block.map(|b| Atomic::new(b.get()))));
+            let dev = device(&i_data);
             new.set_inode_ops::<SpecialOps>();
             if fmt == mode::S_IFCHR {
                 FileType::Chr(dev)
@@ -870,10 +867,7 @@ fn read_inode(
         generation,
         flags: vfs_flags(flags),
         value: Ext2Inode {
-            data: match link {
-                Some(bytes) => IData::Link(bytes),
-                None => IData::Blocks(raw.i_block.map(|b| Atomic::new(b.get()))),
-            },
+            data: link.map_or(i_data, IData::Link),
             file_acl,
             blocks,
             mode,
