@@ -8,6 +8,8 @@
 
 #include <linux/blkdev.h>
 #include <linux/buffer_head.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/fs_parser.h>
@@ -192,6 +194,11 @@ __rust_helper unsigned long rust_helper_find_next_bit_le(const void *addr,
 	return find_next_bit_le(addr, size, offset);
 }
 
+__rust_helper void rust_helper_set_buffer_new(struct buffer_head *bh)
+{
+	set_buffer_new(bh);
+}
+
 __rust_helper void rust_helper_set_buffer_uptodate(struct buffer_head *bh)
 {
 	set_buffer_uptodate(bh);
@@ -248,6 +255,24 @@ __rust_helper void rust_helper_inode_set_fop(struct inode *inode,
 					     const struct file_operations *fop)
 {
 	inode->i_fop = fop;
+}
+
+__rust_helper const struct file_operations *rust_helper_inode_fop(const struct inode *inode)
+{
+	return inode->i_fop;
+}
+
+/*
+ * ext2_has_free_blocks's test of the caller: whether it may use the blocks
+ * reserved for resuid and resgid (ids in the initial user namespace).
+ */
+__rust_helper bool rust_helper_may_use_reserved_blocks(u32 resuid, u32 resgid)
+{
+	kuid_t uid = make_kuid(&init_user_ns, resuid);
+	kgid_t gid = make_kgid(&init_user_ns, resgid);
+
+	return capable(CAP_SYS_RESOURCE) || uid_eq(uid, current_fsuid()) ||
+	       (!gid_eq(gid, GLOBAL_ROOT_GID) && in_group_p(gid));
 }
 
 __rust_helper const unsigned char *rust_helper_dentry_name(const struct dentry *dentry,

@@ -60,6 +60,11 @@ UNREACHABLE = {
         "needs an I/O error reading a block bitmap on a read-write mount",
     "Read failure, inode=.*, block=.*":
         "needs an I/O error reading an indirect block that truncate frees",
+    "Allocating block in system zone - blocks from .*, length .*":
+        "block allocation: read-write mounts only (a block bitmap that does not mark the "
+        "group's metadata)",
+    "block(.*) >= blocks count(.*) - block_group = .*":
+        "the last group's bitmap is searched only up to s_blocks_count",
     "DAX support has been removed. xip option ignored.":
         "a mount option's message, not an image's (23-ext2-options mounts with -o xip)",
 }

@@ -582,6 +582,41 @@ pub trait AddressSpaceOperations {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
     // patch: end
+    // patch: write
+
+    /// Prepares a buffered write of `len` bytes at `pos` of `inode` (`write_begin`), with
+    /// [`block_write_begin`]: returns the locked folio the bytes are copied into. The write
+    /// path of [`FileOperations::WRITE`](crate::fs::file::FileOperations::WRITE) calls it with
+    /// the inode's `i_rwsem` held exclusively, hence the [`LockedINode`]; the folio must be for
+    /// exactly `pos` and `len` (else the write fails with `EINVAL`).
+    ///
+    /// Implemented with [`AddressSpaceOperations::write_end`] and
+    /// [`AddressSpaceOperations::writepages`], it makes the page cache writable; without all
+    /// three, `write_begin` and `write_end` stay NULL and no file of the inode may be written.
+    fn write_begin<'a>(
+        _file: Option<&File<Self::FileSystem>>,
+        _inode: &mut LockedINode<'a, Self::FileSystem>,
+        _pos: i64,
+        _len: usize,
+    ) -> Result<WriteFolio<'a, Self::FileSystem>> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Ends the buffered write that [`AddressSpaceOperations::write_begin`] prepared, after
+    /// `copied` bytes (at most `len`) were copied into `folio` (`write_end`), with
+    /// [`WriteFolio::generic_write_end`], which unlocks the folio and returns how many bytes
+    /// were written. A result over `copied` is taken as `copied`.
+    fn write_end<'a>(
+        _file: Option<&File<Self::FileSystem>>,
+        _inode: &mut LockedINode<'a, Self::FileSystem>,
+        _folio: WriteFolio<'a, Self::FileSystem>,
+        _pos: i64,
+        _len: usize,
+        _copied: usize,
+    ) -> Result<usize> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+    // patch: end
 }
 
 /// The `struct address_space_operations` of an [`AddressSpaceOperations`] implementation `U` of
@@ -618,6 +653,18 @@ impl<T: FileSystem, U: AddressSpaceOperations<FileSystem = T> + ?Sized>
             None
         },
         dirty_folio: if U::HAS_WRITEPAGES { DIRTY_FOLIO } else { None },
+        // patch: end
+        // patch: write
+        write_begin: if Self::WRITABLE {
+            Some(Self::write_begin_callback)
+        } else {
+            None
+        },
+        write_end: if Self::WRITABLE {
+            Some(Self::write_end_callback)
+        } else {
+            None
+        },
         // patch: end
         ..pin_init::zeroed()
     };
@@ -684,6 +731,88 @@ impl<T: FileSystem, U: AddressSpaceOperations<FileSystem = T> + ?Sized>
         // SAFETY: `wbc` is valid and ours for the call.
         let wbc = unsafe { WritebackControl::from_raw_mut(wbc) };
         from_result(|| U::writepages(inode, wbc).map(|()| 0))
+    }
+    // patch: end
+    // patch: write
+
+    /// Whether the page cache can be written through this table: the write path needs all of
+    /// `write_begin`, `write_end` and `writepages`.
+    const WRITABLE: bool = U::HAS_WRITE_BEGIN && U::HAS_WRITE_END && U::HAS_WRITEPAGES;
+
+    /// # Safety
+    ///
+    /// `write_begin` of `struct address_space_operations`: `mapping` is the valid mapping of a
+    /// referenced inode that got this table, `foliop` and `fsdata` valid for writes, `iocb`
+    /// NULL or the valid request being written.
+    unsafe extern "C" fn write_begin_callback(
+        iocb: *const bindings::kiocb,
+        mapping: *mut bindings::address_space,
+        pos: bindings::loff_t,
+        len: c_uint,
+        foliop: *mut *mut bindings::folio,
+        fsdata: *mut *mut c_void,
+    ) -> c_int {
+        // Only `generic_perform_write` calls this with a request, and its callers hold the
+        // inode's `i_rwsem` exclusively (`__generic_file_write_iter`, through the file
+        // operations' `write_iter`). Callers without one (`page_symlink`,
+        // `generic_cont_expand_simple`) make no such promise: they get `EINVAL`.
+        if iocb.is_null() {
+            return EINVAL.to_errno();
+        }
+        from_result(|| {
+            // SAFETY: `iocb` is valid and its file is the open file being written, of an inode
+            // of `T` (it got this table), referenced for the call.
+            let file = unsafe { File::<T>::from_raw((*iocb).ki_filp) };
+            // SAFETY: The mapping's host is its inode, of file system `T`, referenced by the
+            // open file; its `i_rwsem` is held exclusively for the call (see above).
+            let mut inode = unsafe { LockedINode::new(INode::<T>::from_raw((*mapping).host)) };
+            let len = len as usize;
+            let wf = U::write_begin(Some(file), &mut inode, pos, len)?;
+            // The copy goes to `pos..pos + len` of the folio: it must be the one prepared.
+            if wf.mapping != mapping || wf.pos != pos || wf.len != len {
+                return Err(EINVAL);
+            }
+            // SAFETY: `foliop` and `fsdata` are valid for writes. The folio's lock and
+            // reference go to the caller, which hands them to `write_end`.
+            unsafe {
+                *foliop = wf.into_raw();
+                *fsdata = core::ptr::null_mut();
+            }
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// `write_end` of `struct address_space_operations`: the arguments are those of a
+    /// `write_begin_callback` that succeeded (a locked, referenced folio of `mapping` prepared
+    /// for `pos` and `len`), with `copied` bytes copied.
+    unsafe extern "C" fn write_end_callback(
+        iocb: *const bindings::kiocb,
+        mapping: *mut bindings::address_space,
+        pos: bindings::loff_t,
+        len: c_uint,
+        copied: c_uint,
+        folio: *mut bindings::folio,
+        _fsdata: *mut c_void,
+    ) -> c_int {
+        let len = len as usize;
+        // SAFETY: As in `write_begin_callback`, which returned `folio`, prepared for `pos` and
+        // `len`, whose lock and reference we now own; `iocb` is not NULL (it refused NULL) and
+        // the inode's `i_rwsem` is still held exclusively.
+        let (file, mut inode, wf) = unsafe {
+            (
+                File::<T>::from_raw((*iocb).ki_filp),
+                LockedINode::new(INode::<T>::from_raw((*mapping).host)),
+                WriteFolio::from_raw(folio, mapping, pos, len),
+            )
+        };
+        let copied = (copied as usize).min(len);
+        match U::write_end(Some(file), &mut inode, wf, pos, len, copied) {
+            // At most `copied`, which fits in `c_int` (`len` is at most a folio's size).
+            Ok(n) => n.min(copied) as c_int,
+            Err(e) => e.to_errno(),
+        }
     }
     // patch: end
 
@@ -892,5 +1021,219 @@ pub fn block_truncate_page<M: BlockMapper>(
             Some(get_block_callback::<M>),
         )
     })
+}
+// patch: end
+
+// patch: write
+/// What [`BlockAllocator::alloc_blocks`] returns: the mapped run, and whether its blocks were
+/// allocated by this call (their contents are stale: the writer zeroes what it does not write,
+/// `set_buffer_new`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AllocRun {
+    /// The device blocks.
+    pub run: BlockRun,
+    /// Whether they are newly allocated.
+    pub new: bool,
+}
+
+/// A [`BlockMapper`] that also allocates: the Rust side of a C `get_block_t` called with
+/// `create` set (`ext2_get_block`), for buffered writes ([`block_write_begin`]).
+pub trait BlockAllocator: BlockMapper {
+    /// Maps logical block `iblock` of `inode`, allocating it (and the at most `max - 1` blocks
+    /// after it, if it can) if it is a hole. Called with the inode's `i_rwsem` held
+    /// exclusively, which serialises it with the file system's other allocations and truncates
+    /// of the inode; lock-free readers ([`BlockMapper::map_blocks`]) may run meanwhile.
+    fn alloc_blocks(
+        inode: &mut LockedINode<'_, Self::FileSystem>,
+        iblock: u64,
+        max: usize,
+    ) -> Result<AllocRun>;
+}
+
+/// # Safety
+///
+/// A `get_block_t` for `block_write_begin` called by [`block_write_begin`] only: `inode` is the
+/// valid inode of `A::FileSystem` whose `i_rwsem` the caller of that function holds
+/// exclusively (it lent a [`LockedINode`]), `bh` a valid buffer head of the folio being
+/// prepared.
+#[cfg(CONFIG_BUFFER_HEAD)]
+unsafe extern "C" fn get_block_alloc_callback<A: BlockAllocator>(
+    inode: *mut bindings::inode,
+    iblock: bindings::sector_t,
+    bh: *mut bindings::buffer_head,
+    create: c_int,
+) -> c_int {
+    if create == 0 {
+        // SAFETY: The caller's guarantees are a superset of `get_block_callback`'s.
+        return unsafe { get_block_callback::<A>(inode, iblock, bh, create) };
+    }
+    from_result(|| {
+        // SAFETY: `inode` is valid and referenced, of `A::FileSystem`, and its `i_rwsem` is held
+        // exclusively by the caller of `block_write_begin` for this call.
+        let mut locked = unsafe { LockedINode::new(INode::<A::FileSystem>::from_raw(inode)) };
+        // SAFETY: `bh` is valid; `b_size` says how many bytes the caller would like mapped.
+        let (sb, bits, want) = unsafe { ((*inode).i_sb, (*inode).i_blkbits, (*bh).b_size) };
+        // SAFETY: `sb` is the inode's valid superblock; `s_bdev` is stable for its life.
+        if unsafe { (*sb).s_bdev }.is_null() {
+            return Err(EIO);
+        }
+        let max = (want >> bits).max(1);
+        let AllocRun { run, new } = A::alloc_blocks(&mut locked, iblock, max)?;
+        let count = run.count.clamp(1, max);
+        // SAFETY: `bh` and `sb` are valid; `map_bh` sets the device, block number and size.
+        unsafe {
+            bindings::map_bh(bh, sb, run.block);
+            (*bh).b_size = count << bits;
+            if new {
+                bindings::set_buffer_new(bh);
+            }
+            if run.boundary && run.count <= max {
+                bindings::set_buffer_boundary(bh);
+            }
+        }
+        Ok(0)
+    })
+}
+
+/// A locked, referenced folio prepared for a buffered write (by [`block_write_begin`]), for
+/// the bytes `pos..pos + len` of the file, all in it. It is the file system's until
+/// [`WriteFolio::generic_write_end`] commits what was copied, unlocks and releases it; dropped
+/// without that, it commits nothing (as a write of 0 bytes: the blocks allocated for it are
+/// zeroed, not left stale).
+///
+/// # Invariants
+///
+/// `folio` is locked and referenced by this value, a folio of `mapping`, the mapping of an inode
+/// of `T` whose `i_rwsem` is held exclusively for `'a`; `pos..pos + len` is within it.
+pub struct WriteFolio<'a, T: FileSystem> {
+    folio: NonNull<bindings::folio>,
+    mapping: *mut bindings::address_space,
+    pos: i64,
+    len: usize,
+    _p: PhantomData<&'a INode<T>>,
+}
+
+impl<'a, T: FileSystem> WriteFolio<'a, T> {
+    /// # Safety
+    ///
+    /// The arguments satisfy the type invariants, and the caller gives up the folio's lock and
+    /// reference.
+    #[inline]
+    unsafe fn from_raw(
+        folio: *mut bindings::folio,
+        mapping: *mut bindings::address_space,
+        pos: i64,
+        len: usize,
+    ) -> Self {
+        Self {
+            // SAFETY: The caller guarantees the folio is valid.
+            folio: unsafe { NonNull::new_unchecked(folio) },
+            mapping,
+            pos,
+            len,
+            _p: PhantomData,
+        }
+    }
+
+    /// Gives up the folio's lock and reference to the caller.
+    #[inline]
+    fn into_raw(self) -> *mut bindings::folio {
+        let folio = self.folio.as_ptr();
+        core::mem::forget(self);
+        folio
+    }
+
+    /// Returns the folio.
+    #[inline]
+    pub fn folio(&self) -> &Folio<T> {
+        // SAFETY: The folio is valid and referenced while `self` lives (type invariants), and a
+        // folio of an inode of `T`.
+        unsafe { &*self.folio.as_ptr().cast() }
+    }
+
+    /// Commits the first `copied` bytes of the write (`generic_write_end`): their buffers are
+    /// marked dirty (a short copy into a folio that is not up to date commits nothing), the
+    /// inode's size grows to the end of what was written, the folio is unlocked and released.
+    /// Returns the number of bytes written.
+    #[inline]
+    pub fn generic_write_end(self, copied: usize) -> usize {
+        let copied = copied.min(self.len);
+        let (folio, mapping, pos, len) = (self.folio.as_ptr(), self.mapping, self.pos, self.len);
+        core::mem::forget(self);
+        // SAFETY: By the type invariants the folio is locked and referenced (both given to C
+        // here), prepared for `pos..pos + len` of `mapping`, whose inode's `i_rwsem` is held:
+        // `generic_write_end` sets the size under it. `len` fits in `c_uint` (within a folio).
+        // The request is not used.
+        let n = unsafe {
+            bindings::generic_write_end(
+                core::ptr::null(),
+                mapping,
+                pos,
+                len as c_uint,
+                copied as c_uint,
+                folio,
+                core::ptr::null_mut(),
+            )
+        };
+        n.max(0) as usize
+    }
+}
+
+impl<T: FileSystem> Drop for WriteFolio<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: As in `generic_write_end`, with nothing copied; `self` is not used again.
+        unsafe {
+            bindings::generic_write_end(
+                core::ptr::null(),
+                self.mapping,
+                self.pos,
+                self.len as c_uint,
+                0,
+                self.folio.as_ptr(),
+                core::ptr::null_mut(),
+            )
+        };
+    }
+}
+
+/// Prepares a buffered write of `len` bytes at `pos` of `inode` with the generic block-based
+/// writer (`block_write_begin`): the folio is found or created and locked, the blocks under
+/// `pos..pos + len` mapped or allocated with `A` (new blocks are zeroed outside the range), the
+/// others in the folio read if it is not up to date. `EINVAL` for a negative `pos` or a range
+/// that is not within the page at `pos`. On failure the caller undoes what `A` allocated
+/// beyond the size, as C's `ext2_write_failed`. May sleep.
+#[cfg(CONFIG_BUFFER_HEAD)]
+pub fn block_write_begin<'a, A: BlockAllocator>(
+    inode: &LockedINode<'a, A::FileSystem>,
+    pos: i64,
+    len: usize,
+) -> Result<WriteFolio<'a, A::FileSystem>> {
+    let in_page = usize::try_from(pos).map_err(|_| EINVAL)? % bindings::PAGE_SIZE;
+    if len > bindings::PAGE_SIZE - in_page {
+        return Err(EINVAL);
+    }
+    let ino: &'a INode<A::FileSystem> = inode.inode();
+    // SAFETY: The inode is valid and referenced, and so is its mapping.
+    let mapping = unsafe { (*ino.as_ptr()).i_mapping };
+    let mut folio = core::ptr::null_mut();
+    // SAFETY: `mapping` is valid, `folio` ours to write; the range is within one page;
+    // `get_block_alloc_callback` is called with the inode, whose `i_rwsem` `inode` says is held
+    // exclusively for `'a`.
+    crate::error::to_result(unsafe {
+        bindings::block_write_begin(
+            mapping,
+            pos,
+            len as c_uint,
+            &mut folio,
+            Some(get_block_alloc_callback::<A>),
+        )
+    })?;
+    if folio.is_null() {
+        return Err(EIO);
+    }
+    // SAFETY: `block_write_begin` succeeded: `folio` is a locked, referenced folio of `mapping`
+    // holding `pos..pos + len`, whose lock and reference are ours.
+    Ok(unsafe { WriteFolio::from_raw(folio, mapping, pos, len) })
 }
 // patch: end

@@ -711,3 +711,15 @@ impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> SuperOperations
         &Self::VTABLE
     }
 }
+
+// patch: write
+/// Returns whether the current task may allocate the blocks a file system reserves for user
+/// `resuid` and group `resgid` (ids in the initial user namespace), as `ext2_has_free_blocks`
+/// asks: it has `CAP_SYS_RESOURCE`, its file-system user is `resuid`, or `resgid` is not root's
+/// group and the task is in it.
+#[inline]
+pub fn may_use_reserved_blocks(resuid: u32, resgid: u32) -> bool {
+    // SAFETY: Reads the current task's credentials, which it may always do.
+    unsafe { bindings::may_use_reserved_blocks(resuid, resgid) }
+}
+// patch: end

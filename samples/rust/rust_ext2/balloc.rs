@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Block bitmaps: freeing blocks (`fs/ext2/balloc.c`).
+//! Block bitmaps: allocating and freeing blocks (`fs/ext2/balloc.c`).
 
 use crate::ext2::{Ext2Fs, Ext2Sb};
 use crate::superblock::ext2_error;
 use kernel::fs::buffer::Head;
 use kernel::fs::inode::INode;
-use kernel::fs::sb::SuperBlock;
+use kernel::fs::sb::{self, SuperBlock};
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
+use kernel::sync::atomic::Relaxed;
 
 /// The first and last block of group `g` (`ext2_group_first_block_no`,
 /// `ext2_group_last_block_no`), in 64 bits: `fill_super` checked that the groups cover the
 /// blocks, so neither saturates.
-fn group_range(s: &Ext2Sb, g: u32) -> (u64, u64) {
+pub(crate) fn group_range(s: &Ext2Sb, g: u32) -> (u64, u64) {
     let first = u64::from(s.first_data_block)
         .saturating_add(u64::from(g).saturating_mul(s.blocks_per_group.into()));
     let groups = u32::try_from(s.groups.len()).unwrap_or(u32::MAX);
@@ -205,6 +206,7 @@ pub(crate) fn free_blocks(inode: &INode<Ext2Fs>, block: u32, count: u32) {
             let _ = bitmap.sync();
         }
         let _ = group_adjust_blocks(s, g, group_freed.try_into().unwrap_or(i32::MAX));
+        s.free_blocks.fetch_add(i64::from(group_freed), Relaxed);
         freed = freed.saturating_add(group_freed.into());
         if overflow == 0 {
             break;
@@ -215,5 +217,184 @@ pub(crate) fn free_blocks(inode: &INode<Ext2Fs>, block: u32, count: u32) {
     if freed > 0 {
         inode.sub_bytes(freed.saturating_mul(s.block_size.into()));
         inode.mark_dirty();
+    }
+}
+
+/// Whether the current task may allocate a block (`ext2_has_free_blocks`): more blocks are free
+/// than are reserved, or it may use the reserved ones.
+fn has_free_blocks(s: &Ext2Sb) -> bool {
+    let free = s.free_blocks.load(Relaxed);
+    free > i64::from(s.r_blocks_count)
+        || sb::may_use_reserved_blocks(s.resuid.load(Relaxed), s.resgid.load(Relaxed))
+}
+
+/// The first clear bit of the bitmap `bh` below `max` from `start` on, looking first for a
+/// clear byte, whose blocks are all free (`find_next_usable_block` without a goal).
+///
+/// `max` is at most the bitmap's bits, `start` below it: `at` stays below `last`, `at + i`
+/// below 2^16.
+#[allow(clippy::arithmetic_side_effects)]
+fn find_next_usable_block(start: usize, bh: &Head, max: usize) -> Option<usize> {
+    if start > 0 {
+        // Near the goal: up to the next 64-bit boundary.
+        let end = (start.saturating_add(63) & !63).min(max);
+        let here = bh.find_next_zero_bit_le(end, start);
+        if here < end {
+            return Some(here);
+        }
+    }
+    // `memscan` for a zero byte, from the byte of `start` to the one of `max - 1`.
+    let (first, last) = (start / 8, max.div_ceil(8));
+    let mut chunk = [0u8; 64];
+    let mut at = first;
+    while at < last {
+        let n = (last - at).min(chunk.len());
+        if bh.read(at, &mut chunk[..n]).is_err() {
+            break;
+        }
+        if let Some(i) = chunk[..n].iter().position(|b| *b == 0) {
+            let next = (at + i).saturating_mul(8);
+            if next < max && next >= start {
+                return Some(next);
+            }
+            break;
+        }
+        at += n;
+    }
+    let next = bh.find_next_zero_bit_le(max, start);
+    (next < max).then_some(next)
+}
+
+/// Claims up to `count` free blocks of group `g` in its bitmap `bh` (`ext2_try_to_allocate`
+/// without a reservation window): from `goal` (the first free block after it), or else from
+/// the first free byte's block (backed up over at most 7 free blocks before it). Returns the
+/// first block claimed, relative to the group, and how many contiguous blocks were.
+///
+/// `here` stays at most `end` (a group's blocks, below 2^19), `num` at most `here`.
+#[allow(clippy::arithmetic_side_effects)]
+fn try_to_allocate(
+    s: &Ext2Sb,
+    g: u32,
+    bh: &Head,
+    goal: Option<usize>,
+    count: u32,
+) -> Option<(usize, u32)> {
+    let (first, last) = group_range(s, g);
+    // A group spans at most `blocks_per_group` blocks, the bits of one bitmap block.
+    let end = usize::try_from(last.saturating_sub(first).saturating_add(1)).ok()?;
+    let mut here = match goal {
+        Some(goal) => goal,
+        None => {
+            let mut here = find_next_usable_block(0, bh, end)?;
+            for _ in 0..7 {
+                if here == 0 || bh.test_bit_le(here - 1).unwrap_or(true) {
+                    break;
+                }
+                here -= 1;
+            }
+            here
+        }
+    };
+    let mut num = 0u32;
+    while num < count && here < end {
+        // `ext2_set_bit_atomic`.
+        if bh.test_and_set_bit_le(here).unwrap_or(true) {
+            if num > 0 {
+                break;
+            }
+        } else {
+            num += 1;
+        }
+        here += 1;
+    }
+    (num > 0).then(|| (here - num as usize, num))
+}
+
+/// Allocates up to `count` contiguous blocks for `inode`, from `goal` if it is free, else near
+/// it (`ext2_new_blocks` without reservation windows): the goal's group first, then the
+/// others in turn. Returns the first block and the number allocated (at least 1). The blocks
+/// are marked in the bitmap, taken off the group's and the file system's free counts and added
+/// to the inode's `i_blocks`. `ENOSPC` if no block is free (or only reserved ones the caller
+/// may not use), `EIO` if a group's descriptor or bitmap cannot be read.
+pub(crate) fn new_blocks(inode: &INode<Ext2Fs>, goal: u64, count: u32) -> Result<(u32, u32)> {
+    let sb = inode.super_block();
+    let s = sb.data();
+    if !has_free_blocks(s) {
+        return Err(ENOSPC);
+    }
+    let fdb = u64::from(s.first_data_block);
+    let goal = if goal < fdb || goal >= s.blocks_count.into() {
+        fdb
+    } else {
+        goal
+    };
+    let bpg = u64::from(s.blocks_per_group);
+    let ngroups = u32::try_from(s.groups.len()).map_err(|_| EIO)?;
+    // `fill_super` checked that `blocks_per_group` is not 0 and the groups cover the blocks.
+    let mut g = goal.saturating_sub(fdb).checked_div(bpg).ok_or(EIO)? as u32;
+    let target = goal.saturating_sub(fdb).checked_rem(bpg).ok_or(EIO)? as usize;
+    loop {
+        let mut found = None;
+        if s.group_desc(g)?.bg_free_blocks_count.get() > 0 {
+            let bh = read_block_bitmap(sb, g).ok_or(EIO)?;
+            found = try_to_allocate(s, g, &bh, Some(target), count).map(|r| (r, bh));
+        }
+        if found.is_none() {
+            for _ in 0..ngroups {
+                g = match g.checked_add(1) {
+                    Some(next) if next < ngroups => next,
+                    _ => 0,
+                };
+                if s.group_desc(g)?.bg_free_blocks_count.get() == 0 {
+                    continue;
+                }
+                let bh = read_block_bitmap(sb, g).ok_or(EIO)?;
+                if let Some(r) = try_to_allocate(s, g, &bh, None, count) {
+                    found = Some((r, bh));
+                    break;
+                }
+            }
+        }
+        let Some(((rel, num), bitmap)) = found else {
+            return Err(ENOSPC);
+        };
+        let gd = s.groups.get(g as usize).ok_or(EIO)?;
+        // Below 2^32 + 2^16: a group's blocks are within the 32-bit block count.
+        let block = group_range(s, g).0.saturating_add(rel as u64);
+        let end = block.saturating_add(num.into());
+        let in_range = |b: u64, first: u64, len: u64| b >= first && b < first.saturating_add(len);
+        let itb = u64::from(s.itb_per_group);
+        if in_range(gd.block_bitmap.into(), block, num.into())
+            || in_range(gd.inode_bitmap.into(), block, num.into())
+            || in_range(block, gd.inode_table.into(), itb)
+            || in_range(end.saturating_sub(1), gd.inode_table.into(), itb)
+        {
+            // The bits stay set, as in C, which tries again.
+            ext2_error!(
+                sb,
+                "Allocating block in system zone - blocks from {}, length {}",
+                block,
+                num
+            );
+            continue;
+        }
+        if end > s.blocks_count.into() {
+            ext2_error!(
+                sb,
+                "block({}) >= blocks count({}) - block_group = {}",
+                block,
+                s.blocks_count,
+                g
+            );
+            return Err(ENOSPC);
+        }
+        group_adjust_blocks(s, g, 0i32.saturating_sub_unsigned(num))?;
+        s.free_blocks.fetch_sub(i64::from(num), Relaxed);
+        bitmap.mark_dirty()?;
+        if sb.synchronous() {
+            let _ = bitmap.sync();
+        }
+        inode.add_bytes(u64::from(num).saturating_mul(s.block_size.into()));
+        return Ok((block as u32, num));
     }
 }

@@ -326,6 +326,9 @@ pub(crate) struct Ext2Sb {
     pub(crate) mount_state: Atomic<u32>,
     /// `s_feature_ro_compat`.
     pub(crate) feature_ro_compat: u32,
+    /// Free blocks, as the group descriptors count them (`s_freeblocks_counter`): set when the
+    /// root is made, changed with the descriptors' counts.
+    pub(crate) free_blocks: Atomic<i64>,
     /// Serialises the writes of the superblock's fields (`s_lock`).
     pub(crate) s_lock: Pin<KBox<SpinLock<()>>>,
     pub(crate) blocks_per_group: u32,
@@ -440,6 +443,14 @@ pub(crate) struct Ext2Inode {
     /// For directories: the page where the last lookup found its name, where the next one starts
     /// (`i_dir_start_lookup`).
     pub(crate) dir_start_lookup: Atomic<u64>,
+    /// The group of the inode (`i_block_group`), where its blocks are sought first.
+    pub(crate) block_group: u32,
+    /// For regular files: the logical block allocated last, and its device block (0: none yet),
+    /// where the next allocation goes if it follows (`i_block_alloc_info`'s
+    /// `last_alloc_logical_block`/`last_alloc_physical_block`). Changed under the inode's
+    /// `i_rwsem`.
+    pub(crate) last_alloc: Atomic<u64>,
+    pub(crate) last_alloc_physical: Atomic<u32>,
 }
 
 /// What `i_block` holds (`i_data`).

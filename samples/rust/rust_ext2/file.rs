@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Regular files (`fs/ext2/file.c`): read through the page cache or, with `O_DIRECT`, iomap,
-//! and the ext2 ioctls.
+//! written through the page cache, and the ext2 ioctls.
 
 use crate::ext2::Ext2Fs;
 use kernel::fs::file::{File, FileOperations, Fsync};
 use kernel::fs::iomap::DirectIo;
 use kernel::prelude::*;
 
-/// `ext2_file_operations`, read-only.
+/// `ext2_file_operations`: buffered writes (`O_DIRECT` writes through the page cache, as C's
+/// fallback where iomap gives up), shared writable mappings not yet.
 pub(crate) struct FileFops;
 
 #[vtable]
@@ -18,6 +19,8 @@ impl FileOperations for FileFops {
     const LEASES: bool = true;
     /// `ext2_dio_read_iter`.
     const DIRECT_IO: Option<DirectIo<Ext2Fs>> = Some(DirectIo::new::<crate::inode::Mapper>());
+    /// `generic_file_write_iter`, `iter_file_splice_write`.
+    const WRITE: bool = true;
 
     fn ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
         crate::ioctl::ioctl(file, cmd, arg)

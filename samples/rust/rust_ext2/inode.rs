@@ -5,7 +5,10 @@
 use crate::ext2::{self, DiskInode, Ext2Fs, Ext2Inode, Ext2Sb, IData};
 use crate::superblock::ext2_error;
 use crate::{dir, namei, symlink, xattr};
-use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, BlockRun, LockedFolio};
+use kernel::fs::address_space::{
+    self, AddressSpaceOperations, AllocRun, BlockAllocator, BlockMapper, BlockRun, LockedFolio,
+    WriteFolio,
+};
 use kernel::fs::buffer;
 use kernel::fs::dentry::DEntry;
 use kernel::fs::file::File;
@@ -20,7 +23,7 @@ use kernel::fs::posix_acl::{self, Acl};
 use kernel::fs::sb::SuperBlock;
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
-use kernel::sync::atomic::Atomic;
+use kernel::sync::atomic::{Atomic, Relaxed};
 use kernel::transmute::{AsBytes, FromBytes};
 
 /// Inode operations of regular files (`ext2_file_inode_operations`).
@@ -532,11 +535,264 @@ impl AddressSpaceOperations for FileOps {
         address_space::generic_block_bmap::<Mapper>(inode, block)
     }
 
-    /// `ext2_writepages`. Only truncate dirties the page cache so far (the rest of the block
-    /// it keeps), whose blocks are mapped.
+    /// `ext2_writepages`. The page cache is dirtied by writes (`write_begin` allocated the
+    /// blocks) and truncates (the rest of the block they keep), whose blocks are mapped.
     fn writepages(inode: &UncountedINode<Ext2Fs>, wbc: &mut WritebackControl) -> Result {
         address_space::mpage_writepages::<Mapper>(inode, wbc)
     }
+
+    /// `ext2_write_begin`.
+    fn write_begin<'a>(
+        _file: Option<&File<Ext2Fs>>,
+        inode: &mut LockedINode<'a, Ext2Fs>,
+        pos: i64,
+        len: usize,
+    ) -> Result<WriteFolio<'a, Ext2Fs>> {
+        let ret = address_space::block_write_begin::<Mapper>(inode, pos, len);
+        if ret.is_err() {
+            write_failed(inode, pos.saturating_add(len as i64));
+        }
+        ret
+    }
+
+    /// `ext2_write_end`.
+    fn write_end<'a>(
+        _file: Option<&File<Ext2Fs>>,
+        inode: &mut LockedINode<'a, Ext2Fs>,
+        folio: WriteFolio<'a, Ext2Fs>,
+        pos: i64,
+        len: usize,
+        copied: usize,
+    ) -> Result<usize> {
+        let n = folio.generic_write_end(copied);
+        if n < len {
+            write_failed(inode, pos.saturating_add(len as i64));
+        }
+        Ok(n)
+    }
+}
+
+/// `ext2_write_failed`: the blocks a failed or short write allocated past the size are freed.
+fn write_failed(inode: &mut LockedINode<'_, Ext2Fs>, to: i64) {
+    let size = inode.size();
+    if to > size {
+        let mut guard = inode.lock_invalidate();
+        let _ = guard.truncate_pagecache(size);
+        truncate_blocks(&guard, size);
+    }
+}
+
+impl BlockAllocator for Mapper {
+    fn alloc_blocks(
+        inode: &mut LockedINode<'_, Ext2Fs>,
+        iblock: u64,
+        max: usize,
+    ) -> Result<AllocRun> {
+        alloc_blocks(inode, iblock, max)
+    }
+}
+
+/// `ext2_find_near`: the goal for a block whose entry is `off` in `arr` (at level `level` of
+/// the chain, in indirect block `ind` if not `i_data`): the block of the nearest entry before
+/// it, else the indirect block, else a place in the inode's group chosen by the process id
+/// (`colour`).
+fn find_near(inode: &INode<Ext2Fs>, arr: Arr<'_>, off: usize, ind: Option<u64>) -> u64 {
+    if let Ok(before) = arr.snapshot(0, off) {
+        if let Some(&b) = before.iter().rev().find(|&&b| b != 0) {
+            return b.into();
+        }
+    }
+    if let Some(ind) = ind {
+        return ind;
+    }
+    let s = inode.super_block().data();
+    let start = crate::balloc::group_range(s, inode.data().block_group).0;
+    let pid = u64::from(kernel::current!().pid().unsigned_abs());
+    start.saturating_add((pid % 16).saturating_mul(u64::from(s.blocks_per_group / 16)))
+}
+
+/// Maps logical block `iblock` of `inode`, allocating it and the indirect blocks that lead to
+/// it if it is a hole (`ext2_get_blocks` with `create`): at most `max` blocks, up to the end of
+/// the array that maps the first (`ext2_blks_to_allocate`), goal-directed (`ext2_find_goal`),
+/// the new indirect blocks zeroed and filled before they are linked (`ext2_alloc_branch`), the
+/// branch linked last (`ext2_splice_branch`), so that lock-free readers see a hole or the whole
+/// branch. The inode's `i_rwsem` serialises it with other allocations and with truncate.
+#[allow(clippy::arithmetic_side_effects)]
+fn alloc_blocks(inode: &mut LockedINode<'_, Ext2Fs>, iblock: u64, max: usize) -> Result<AllocRun> {
+    if let Some(run) = map_blocks(inode, iblock, max)? {
+        return Ok(AllocRun { run, new: false });
+    }
+    let sb = inode.super_block();
+    let s = sb.data();
+    let data = &inode.data().data;
+    if !matches!(data, IData::Blocks(_)) {
+        return Err(EIO);
+    }
+    // `blocksize_bits` is 10 to 16: `ptrs_bits` 8 to 14. Offsets are below `ptrs`, `depth` 1
+    // to 4, `partial` below `depth`, `num` at most `count`, which is at most `final - off`.
+    let ptrs_bits = u32::from(s.blocksize_bits) - 2;
+    let (offsets, depth) = block_to_path(iblock, ptrs_bits).ok_or(EIO)?;
+    let last = if depth == 1 {
+        ext2::EXT2_NDIR_BLOCKS
+    } else {
+        1 << ptrs_bits
+    };
+    let to_boundary = last - 1 - offsets[depth - 1];
+    // `ext2_get_branch`: down to the first missing entry (`map_blocks` found one).
+    let mut bhs: [Option<ARef<buffer::Head>>; 4] = [None, None, None, None];
+    let mut partial = 0;
+    let mut key = data.block(offsets[0]);
+    while key != 0 && partial + 1 < depth {
+        let bh = sb.bread(key.into())?;
+        partial += 1;
+        key = Arr::Block(&bh).get(offsets[partial])?;
+        bhs[partial] = Some(bh);
+    }
+    if key != 0 {
+        return Err(EIO);
+    }
+    let arr = Arr::at(data, &bhs, partial);
+    let off = offsets[partial];
+    let ei = inode.data();
+    let is_reg = ei.is_reg();
+    // `ext2_find_goal`.
+    let phys = ei.last_alloc_physical.load(Relaxed);
+    let goal = if is_reg && phys != 0 && iblock == ei.last_alloc.load(Relaxed).wrapping_add(1) {
+        u64::from(phys) + 1
+    } else {
+        let ind = bhs[partial].as_ref().map(|bh| bh.block());
+        find_near(inode, arr, off, ind)
+    };
+    let indirect = depth - partial - 1;
+    // `ext2_blks_to_allocate`.
+    let max = max.max(1);
+    let count = if indirect > 0 {
+        max.min(to_boundary + 1)
+    } else {
+        let mut count = 1;
+        while count < max && count <= to_boundary && arr.get(off + count)? == 0 {
+            count += 1;
+        }
+        count
+    };
+    let (new, num) = alloc_new_blocks(inode, goal, indirect, count as u32)?;
+    if let Err(e) = alloc_branch(inode, &offsets[partial..depth], &new, indirect, num) {
+        for &b in new.iter().take(indirect) {
+            crate::balloc::free_blocks(inode, b, 1);
+        }
+        crate::balloc::free_blocks(inode, new[indirect], num);
+        return Err(e);
+    }
+    // `ext2_splice_branch`: the top of the new branch (and, without a new indirect block, the
+    // other data blocks) into the existing array, last.
+    arr.set(off, new[0]);
+    if indirect == 0 {
+        for i in 1..num {
+            arr.set(off + i as usize, new[0] + i);
+        }
+    }
+    if is_reg {
+        ei.last_alloc.store(iblock + u64::from(num) - 1, Relaxed);
+        ei.last_alloc_physical
+            .store(new[indirect] + num - 1, Relaxed);
+    }
+    if let Some(bh) = &bhs[partial] {
+        bh.mark_dirty()?;
+    }
+    inode.set_ctime_now();
+    inode.mark_dirty();
+    Ok(AllocRun {
+        run: BlockRun {
+            block: new[indirect].into(),
+            count: num as usize,
+            boundary: num as usize > to_boundary,
+        },
+        new: true,
+    })
+}
+
+/// `ext2_alloc_blocks`: `indirect` indirect blocks and up to `count` data blocks from `goal`,
+/// allocated until at least one data block is. Returns the indirect blocks then the first data
+/// block, and the number of data blocks (contiguous from it).
+#[allow(clippy::arithmetic_side_effects)]
+fn alloc_new_blocks(
+    inode: &INode<Ext2Fs>,
+    goal: u64,
+    indirect: usize,
+    count: u32,
+) -> Result<([u32; 4], u32)> {
+    let mut new = [0u32; 4];
+    // At most 3 indirect blocks and `count` data blocks.
+    let mut target = count + indirect as u32;
+    let mut index = 0;
+    loop {
+        let (mut block, mut got) = match crate::balloc::new_blocks(inode, goal, target) {
+            Ok(r) => r,
+            Err(e) => {
+                for &b in new.iter().take(index) {
+                    crate::balloc::free_blocks(inode, b, 1);
+                }
+                if index > 0 {
+                    inode.mark_dirty();
+                }
+                return Err(e);
+            }
+        };
+        target -= got;
+        while index < indirect && got > 0 {
+            new[index] = block;
+            index += 1;
+            block += 1;
+            got -= 1;
+        }
+        if got > 0 {
+            new[index] = block;
+            return Ok((new, got));
+        }
+    }
+}
+
+/// `ext2_alloc_branch`'s buffers: new indirect block `new[n - 1]` gets entry `offsets[n]` =
+/// `new[n]` for each level, and the last one the `num` data blocks from `new[indirect]`; each
+/// zeroed, filled and marked up to date under its lock, then dirty. On failure the buffers made
+/// are forgotten; the caller frees the blocks.
+#[allow(clippy::arithmetic_side_effects)]
+fn alloc_branch(
+    inode: &INode<Ext2Fs>,
+    offsets: &[usize],
+    new: &[u32; 4],
+    indirect: usize,
+    num: u32,
+) -> Result {
+    let sb = inode.super_block();
+    let mut made = KVec::with_capacity(indirect, GFP_KERNEL)?;
+    for n in 1..=indirect {
+        let fill = || -> Result<ARef<buffer::Head>> {
+            let off = *offsets.get(n).ok_or(EIO)?;
+            let bh = sb.getblk(new[n - 1].into())?;
+            {
+                let locked = bh.lock();
+                locked.zero();
+                let entries = if n == indirect { num } else { 1 };
+                for i in 0..entries {
+                    locked.write_record((off + i as usize) * 4, &Le32::new(new[n] + i))?;
+                }
+                locked.set_uptodate();
+            }
+            bh.mark_dirty()?;
+            Ok(bh)
+        };
+        match fill() {
+            Ok(bh) => made.push(bh, GFP_KERNEL)?,
+            Err(e) => {
+                for bh in made.drain_all() {
+                    buffer::Head::forget(bh);
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Block mapper for reads (`ext2_get_block` without `create`): `ext2_iomap_ops` for FIEMAP and
@@ -873,6 +1129,13 @@ fn read_inode(
             mode,
             flags,
             dir_start_lookup: Atomic::new(0),
+            // `ino` is at least 1 and `inodes_per_group` not 0 (`iget`, `fill_super`).
+            block_group: ino
+                .saturating_sub(1)
+                .checked_div(s.inodes_per_group.into())
+                .unwrap_or(0) as u32,
+            last_alloc: Atomic::new(0),
+            last_alloc_physical: Atomic::new(0),
         },
     })
 }

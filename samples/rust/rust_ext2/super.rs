@@ -653,6 +653,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 sb_offset,
                 mount_state: Atomic::new(mount_state.into()),
                 feature_ro_compat: ro_compat,
+                free_blocks: Atomic::new(0),
                 s_lock,
                 blocks_per_group,
                 itb_per_group,
@@ -667,6 +668,10 @@ impl kernel::fs::FileSystem for Ext2Fs {
             return Err(mount_err!("corrupt root inode, run e2fsck"));
         }
         let root = dentry::Root::try_new(root)?;
+        // `s_freeblocks_counter`, from the descriptors as C's `ext2_fill_super` sets it.
+        let s = sb.data();
+        s.free_blocks
+            .store(s.count_free()?.0.try_into().unwrap_or(i64::MAX), Relaxed);
         // `ext2_setup_super` and `ext2_write_super`, as C's `ext2_fill_super` ends; the
         // revision was checked in `fill_super`.
         if !sb.rdonly() {

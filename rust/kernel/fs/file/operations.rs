@@ -240,6 +240,20 @@ pub trait FileOperations {
     /// their direct reads go to iomap (see [`iomap::DirectIo`]).
     const DIRECT_IO: Option<iomap::DirectIo<Self::FileSystem>> = None;
     // patch: end
+    // patch: write
+
+    /// Whether regular files are written through the page cache: `write_iter` is
+    /// `generic_file_write_iter` (under the inode's `i_rwsem`, with the inode's
+    /// [`write_begin`](crate::fs::address_space::AddressSpaceOperations::write_begin) and
+    /// [`write_end`](crate::fs::address_space::AddressSpaceOperations::write_end), which it
+    /// must implement:
+    /// [`SuperBlock::iget`](crate::fs::sb::SuperBlock::iget) refuses an inode whose address
+    /// space cannot be written) and `splice_write` `iter_file_splice_write`. With
+    /// [`FileOperations::DIRECT_IO`], `O_DIRECT` writes go through the page cache and are written
+    /// and dropped from it before the call returns (C's `direct_write_fallback`). Shared
+    /// writable mappings stay refused.
+    const WRITE: bool = false;
+    // patch: end
 
     /// Reads directory entries from directory `file` (`iterate_shared`), starting at
     /// [`DirEmitter::pos`].
@@ -306,6 +320,18 @@ impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> FileOperationsVT
             // open: Some(bindings::generic_file_open),
             // patch: end
             splice_read: Some(bindings::filemap_splice_read),
+            // patch: write
+            write_iter: if U::WRITE {
+                Some(Self::write_iter_callback)
+            } else {
+                None
+            },
+            splice_write: if U::WRITE {
+                Some(bindings::iter_file_splice_write)
+            } else {
+                None
+            },
+            // patch: end
             mmap_prepare: Some(bindings::generic_file_readonly_mmap_prepare),
             unlocked_ioctl: Self::IOCTL,
             compat_ioctl: Self::COMPAT_IOCTL,
@@ -370,6 +396,51 @@ impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> FileOperationsVT
             Some(dio) if direct => unsafe { dio.read(iocb, to) },
             // SAFETY: The arguments are valid.
             _ => unsafe { bindings::generic_file_read_iter(iocb, to) },
+        }
+    }
+    // patch: end
+    // patch: write
+
+    /// # Safety
+    ///
+    /// `write_iter` of `struct file_operations`: `iocb` and `from` are valid for the call, on a
+    /// file opened on an inode of `T`.
+    unsafe extern "C" fn write_iter_callback(
+        iocb: *mut bindings::kiocb,
+        from: *mut bindings::iov_iter,
+    ) -> isize {
+        let direct = bindings::IOCB_DIRECT as c_int;
+        // SAFETY: `iocb` is valid, and ours to change for the call.
+        let flags = unsafe { (*iocb).ki_flags };
+        if flags & direct == 0 || U::DIRECT_IO.is_none() {
+            // SAFETY: The arguments are valid; the inode's address space has `write_begin` and
+            // `write_end` (`NewINode::init` checked it for tables with `write_iter`).
+            return unsafe { bindings::generic_file_write_iter(iocb, from) };
+        }
+        // A direct write through the page cache: written as a buffered one, then the range
+        // written to the device and dropped from the page cache (`direct_write_fallback`
+        // after `generic_perform_write`, which C ext2 does where iomap gives up).
+        // SAFETY: As above; the flag is restored for the caller.
+        unsafe {
+            (*iocb).ki_flags = flags & !direct;
+            let ret = bindings::generic_file_write_iter(iocb, from);
+            (*iocb).ki_flags = flags;
+            if ret <= 0 {
+                return ret;
+            }
+            let mapping = (*(*iocb).ki_filp).f_mapping;
+            let end = (*iocb).ki_pos;
+            let start = end - ret as i64;
+            let err = bindings::filemap_write_and_wait_range(mapping, start, end - 1);
+            if err != 0 {
+                return err as isize;
+            }
+            bindings::invalidate_mapping_pages(
+                mapping,
+                (start >> bindings::PAGE_SHIFT) as usize,
+                ((end - 1) >> bindings::PAGE_SHIFT) as usize,
+            );
+            ret
         }
     }
     // patch: end

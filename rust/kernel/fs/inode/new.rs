@@ -93,6 +93,10 @@ impl<T: FileSystem> NewINode<T> {
     /// the page cache but its address space cannot read folios (no
     /// [`AddressSpaceOperations::read_folio`](crate::fs::address_space::AddressSpaceOperations)):
     /// `read(2)`, `mmap` or the link walk would make C call a NULL `read_folio`.
+    // patch: write
+    /// Likewise if its file operations write through the page cache but its address space has
+    /// no `write_begin` and `write_end`.
+    // patch: end
     #[inline]
     pub(crate) fn init(self, params: INodeParams<T>) -> Result<ARef<INode<T>>> {
         let inode_ptr = self.0.as_ptr();
@@ -112,6 +116,22 @@ impl<T: FileSystem> NewINode<T> {
             // `self` is dropped: `iget_failed`.
             return Err(EINVAL);
         }
+        // patch: write
+        // Files written through the page cache (`generic_file_write_iter`) need `write_begin`
+        // and `write_end`, which C calls without checking them.
+        // SAFETY: As above; the file operations are a valid static table (the VFS default or
+        // one set while the inode is new).
+        let unwritable = unsafe {
+            let fop = bindings::inode_fop(inode_ptr);
+            let aops = (*(*inode_ptr).i_mapping).a_ops;
+            !fop.is_null()
+                && (*fop).write_iter.is_some()
+                && (aops.is_null() || (*aops).write_begin.is_none() || (*aops).write_end.is_none())
+        };
+        if !special && unwritable {
+            return Err(EINVAL);
+        }
+        // patch: end
 
         // SAFETY: The inode is new (`I_NEW`), so no one else looks at its fields until it is
         // unlocked below; `inode_ptr` is valid.

@@ -396,3 +396,49 @@ impl<T: FileSystem> Drop for InvalidateGuard<'_, '_, T> {
     }
 }
 // patch: end
+
+// patch: write
+impl<'a, T: FileSystem> LockedINode<'a, T> {
+    /// Returns the inode, for as long as the lock is held.
+    #[inline]
+    pub(crate) fn inode(&self) -> &'a INode<T> {
+        self.0
+    }
+
+    /// Sets the change time to now (`inode_set_ctime_current`), as a block allocation does.
+    /// The inode is not marked dirty.
+    #[inline]
+    pub fn set_ctime_now(&mut self) {
+        // SAFETY: The inode is valid and its `i_rwsem` held exclusively (type invariants), under
+        // which the times change.
+        unsafe { bindings::inode_set_ctime_current(self.0.as_ptr()) };
+    }
+}
+
+impl<T: FileSystem> INode<T> {
+    /// Adds `bytes` to the space the inode uses (`inode_add_bytes`: `i_blocks` and `i_bytes`,
+    /// under `i_lock`), for blocks the file system allocated. The inode is not marked dirty.
+    #[inline]
+    pub fn add_bytes(&self, bytes: u64) {
+        // SAFETY: The inode is valid; `inode_add_bytes` takes `i_lock`. A count that would
+        // overflow wraps, as in C, without other harm.
+        unsafe { bindings::inode_add_bytes(self.as_ptr(), bytes as i64) }
+    }
+}
+
+impl<T: FileSystem> InvalidateGuard<'_, '_, T> {
+    /// Removes the page cache from byte `from` on, without changing the size
+    /// (`truncate_pagecache`), as a failed write that allocated past the size does before it
+    /// frees those blocks. `EINVAL` for a negative `from`. May sleep.
+    #[inline]
+    pub fn truncate_pagecache(&mut self, from: i64) -> Result {
+        if from < 0 {
+            return Err(EINVAL);
+        }
+        // SAFETY: The inode is valid and referenced, its `i_rwsem` and invalidate lock held
+        // exclusively (type invariants), as `truncate_pagecache` asks.
+        unsafe { bindings::truncate_pagecache(self.0 .0.as_ptr(), from) };
+        Ok(())
+    }
+}
+// patch: end
