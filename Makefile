@@ -36,7 +36,7 @@ test:
 fuzz:
 	N="$(N)" SEED="$(SEED)" SWEEP="$(SWEEP)" $(S)/fuzz.sh
 
-# make bench [QUICK=1] [REPS=5] [CASES="find-stat tar"] [PERF="getdents tar"] [PERF_RUNS=3] [PERF_LIMIT=0.7]: rust_ext2 vs C ext2 read
+# make bench [QUICK=1] [REPS=5] [CASES="find-stat tar"] [PERF="getdents tar"] [PERF_RUNS=3] [PERF_LIMIT=0.7]: rust_ext2 vs C ext2 read and write
 # performance, out/bench.md; PERF profiles the named cases with perf in the VM
 # (warm runs; PERF_MODE=cold: cold runs)
 bench:

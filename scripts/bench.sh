@@ -1,5 +1,8 @@
 #!/bin/bash
 # make bench [QUICK=1] [REPS=5] [CASES="find-stat tar"]: one boot of the base kernel; for each case
+# (reads: seq-read holes-read rand-read find-stat getdents tar; writes, on a
+# fresh file system each run: seq-write seq-write-fsync overwrite dio-write
+# truncate)
 # (tests/vm/90-bench.sh) C ext2 and rust_ext2 on the same 4 KiB-block image,
 # alternating; report median/min/max and the rust/C ratio of the medians as a
 # Markdown table in out/bench.md (and on stdout).
@@ -13,6 +16,8 @@ QUICK=${QUICK:-} "$REPO/tests/bench/mkbench.sh" || exit 1
 reps=${REPS:-5}
 [ "${QUICK:-}" = 1 ] && reps=${REPS:-2}
 echo "$reps" > "$IMGDIR/expected/bench-reps"
+# QUICK=1: the write cases write 32 MiB a run instead of 256.
+echo "${QUICK:-}" > "$IMGDIR/expected/bench-quick"
 # PERF="getdents tar ...": also profile those cases (warm) with perf in the VM.
 # PERF_MODE=cold: profile cold runs (caches dropped before each) instead.
 echo "${PERF:-}" > "$IMGDIR/expected/bench-perf"
@@ -58,7 +63,8 @@ def paired(c, r):
 opt = lambda x: "-" if x is None else "%.3f" % x
 print("| case | C ext2 median (min-max) s | rust_ext2 median (min-max) s | rust/C (medians) | rust/C (minima) | rust/C (paired, order-balanced) | order: first/second run |")
 print("|---|---|---|---|---|---|---|")
-order = ["seq-read", "holes-read", "rand-read", "find-stat", "getdents", "tar"]
+order = ["seq-read", "holes-read", "rand-read", "find-stat", "getdents", "tar",
+         "seq-write", "seq-write-fsync", "overwrite", "dio-write", "truncate"]
 for case in order:
     for mode in ("cold", "warm"):
         d = res.get((case, mode))

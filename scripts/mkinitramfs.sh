@@ -17,7 +17,7 @@ install -m 755 "$REPO/scripts/vm-init.sh" "$root/init"
 # EXTRA_TOOLS such as perf for make bench PERF=...), with their libraries.
 "$REPO/scripts/fstests-build.sh" >&2
 fsx=$CACHE/fstests/fstests/ltp/fsx
-for tool in getfattr setfattr e2fsck "$fsx" ${EXTRA_TOOLS:-}; do
+for tool in getfattr setfattr e2fsck mke2fs "$fsx" ${EXTRA_TOOLS:-}; do
 	bin=$(command -v "$tool") || { echo "mkinitramfs: $tool missing (make setup installs attr and linux-perf, and builds fstests)" >&2; exit 1; }
 	install -D -m 755 "$bin" "$root/usr/bin/$(basename "$tool")"
 	for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do

@@ -194,6 +194,11 @@ __rust_helper unsigned long rust_helper_find_next_bit_le(const void *addr,
 	return find_next_bit_le(addr, size, offset);
 }
 
+__rust_helper void rust_helper_set_inode_metadata_writeback(struct inode *inode)
+{
+	set_inode_metadata_writeback(inode);
+}
+
 __rust_helper void rust_helper_set_buffer_new(struct buffer_head *bh)
 {
 	set_buffer_new(bh);

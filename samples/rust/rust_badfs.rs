@@ -36,7 +36,13 @@
 //!   its export operations (the bindings refuse the handle, `EOVERFLOW`, instead of one that
 //!   names inode 2);
 //! - `forget`: a file whose new inode and folio are forgotten (`mem::forget`) by the code that
-//!   sets them up and reads them: it has only borrows, so the bindings still unlock both.
+//!   sets them up and reads them: it has only borrows, so the bindings still unlock both;
+//! - `nowrite`: a regular file whose file operations write through the page cache, with address
+//!   space operations that cannot (`write(2)` would call a NULL `write_begin`: the bindings
+//!   refuse the inode, its lookup fails with `EINVAL`);
+//! - `wrongpos`: a writable file whose `write_begin` prepares a folio for another length than
+//!   the one asked (the bindings refuse it, `EINVAL`, and release the folio, which stays
+//!   usable).
 //!
 //! Two names reach across superblocks, through an inode slot shared by every mount of the type:
 //! looking up `stash` puts `xattrs`' inode of this superblock in the slot (and finds nothing), and
@@ -58,12 +64,16 @@
 //! Its per-inode data needs 128-byte alignment (checked on every inode it returns) and has a
 //! `Drop` that may sleep.
 
-use kernel::fs::address_space::{self, AddressSpaceOperations, BlockMapper, BlockRun, LockedFolio};
+use kernel::fs::address_space::{
+    self, AddressSpaceOperations, AllocRun, BlockAllocator, BlockMapper, BlockRun, LockedFolio,
+    WriteFolio,
+};
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::export::ExportOperations;
 use kernel::fs::file::{File, FileOperations};
 use kernel::fs::inode::{
-    self, FileType, INode, INodeOperations, Link, NewINode, UncountedINode, UNIX_EPOCH,
+    self, FileType, INode, INodeOperations, Link, LockedINode, NewINode, UncountedINode,
+    WritebackControl, UNIX_EPOCH,
 };
 use kernel::fs::iomap::{self, DirectIo, Fiemap};
 use kernel::fs::param;
@@ -83,7 +93,7 @@ kernel::module_fs! {
 const ROOT_INO: u64 = 1;
 
 /// The entries of the root: name, inode number, type.
-const ENTRIES: [(&[u8], u64); 13] = [
+const ENTRIES: [(&[u8], u64); 15] = [
     (b"xattrs", 2),
     (b"noaops", 3),
     (b"owned", 4),
@@ -97,6 +107,8 @@ const ENTRIES: [(&[u8], u64); 13] = [
     (b"holes", 12),
     (b"bigino", BIG_INO),
     (b"forget", 13),
+    (b"nowrite", 14),
+    (b"wrongpos", 15),
 ];
 
 /// The inode number of `bigino`: 2 in its low 32 bits.
@@ -174,6 +186,8 @@ impl kernel::fs::FileSystem for BadFs {
         Ok(())
     }
     const NAME: &'static CStr = c"rust-badfs";
+    /// Read-write, for `wrongpos`'s writes.
+    const READ_WRITE: bool = true;
     type SuperOperations = Self;
 
     fn fill_super(
@@ -246,7 +260,7 @@ fn init_inode(
             new.set_inode_ops::<NoAopsOps>();
             FileType::Dir
         }
-        2 | 6 | 8..=10 | 13 | BIG_INO => {
+        2 | 6 | 8..=10 | 13..=15 | BIG_INO => {
             new.set_inode_ops::<XattrsOps>();
             FileType::Reg
         }
@@ -287,6 +301,13 @@ fn init_inode(
         // `holes` reads as `partial` does: it only needs to be opened (for FIEMAP).
         new.set_generic_ro_file_ops().set_aops::<PartialAops>();
     }
+    if ino == 14 {
+        // Writes through the page cache, but its address space cannot.
+        new.set_file_ops::<WriteFops>().set_aops::<PartialAops>();
+    }
+    if ino == 15 {
+        new.set_file_ops::<WriteFops>().set_aops::<WrongPosAops>();
+    }
     if ino == 13 {
         new.set_generic_ro_file_ops().set_aops::<ForgetAops>();
         // All a file system has of the locked new inode is a borrow: forgetting it leaves
@@ -296,7 +317,8 @@ fn init_inode(
     }
     Ok(inode::INodeParams {
         typ,
-        mode: 0o755,
+        // Written by an unprivileged user too.
+        mode: if ino == 15 { 0o777 } else { 0o755 },
         size: match ino {
             8 | 12 => 8192,
             9 => PARTIAL_SIZE,
@@ -385,6 +407,69 @@ impl BlockMapper for OnDevice {
             count: 1,
             boundary: false,
         }))
+    }
+}
+
+impl BlockAllocator for OnDevice {
+    /// Says every block is new (never called: `wrongpos` prepares no bytes).
+    fn alloc_blocks(
+        _inode: &mut LockedINode<'_, BadFs>,
+        _iblock: u64,
+        _max: usize,
+    ) -> Result<AllocRun> {
+        Ok(AllocRun {
+            run: BlockRun {
+                block: 1,
+                count: 1,
+                boundary: false,
+            },
+            new: true,
+        })
+    }
+}
+
+/// Writable regular files.
+struct WriteFops;
+
+#[vtable]
+impl FileOperations for WriteFops {
+    type FileSystem = BadFs;
+    const WRITE: bool = true;
+}
+
+/// Prepares every write for 0 bytes, whatever it was asked for.
+struct WrongPosAops;
+
+#[vtable]
+impl AddressSpaceOperations for WrongPosAops {
+    type FileSystem = BadFs;
+
+    fn read_folio(_file: Option<&File<BadFs>>, _folio: &mut LockedFolio<'_, BadFs>) -> Result {
+        Ok(())
+    }
+
+    fn writepages(inode: &UncountedINode<BadFs>, wbc: &mut WritebackControl) -> Result {
+        address_space::mpage_writepages::<OnDevice>(inode, wbc)
+    }
+
+    fn write_begin<'a>(
+        _file: Option<&File<BadFs>>,
+        inode: &mut LockedINode<'a, BadFs>,
+        pos: i64,
+        _len: usize,
+    ) -> Result<WriteFolio<'a, BadFs>> {
+        address_space::block_write_begin::<OnDevice>(inode, pos, 0)
+    }
+
+    fn write_end<'a>(
+        _file: Option<&File<BadFs>>,
+        _inode: &mut LockedINode<'a, BadFs>,
+        folio: WriteFolio<'a, BadFs>,
+        _pos: i64,
+        _len: usize,
+        copied: usize,
+    ) -> Result<usize> {
+        Ok(folio.generic_write_end(copied))
     }
 }
 

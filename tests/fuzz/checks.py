@@ -65,6 +65,8 @@ UNREACHABLE = {
         "group's metadata)",
     "block(.*) >= blocks count(.*) - block_group = .*":
         "the last group's bitmap is searched only up to s_blocks_count",
+    "Error syncing inode metadata ino=.*":
+        "needs a failed write of an indirect block on a read-write mount (an I/O error)",
     "DAX support has been removed. xip option ignored.":
         "a mount option's message, not an image's (23-ext2-options mounts with -o xip)",
 }

@@ -5,7 +5,7 @@
  * is a return value, a link target or an errno name. Run as root, then again
  * as an unprivileged user (BADFS_UID=N). BADFS_ONLY=GROUP runs one group of
  * calls: align, xattr, noaops, noread, blocks, partial, failing, owned,
- * inlink, holder, bigino, holes, forget.
+ * inlink, holder, bigino, holes, write, forget.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +29,20 @@ static void result(const char *what, long ret)
 		printf("%s = %s\n", what, strerrorname_np(errno) ?: "?");
 	else
 		printf("%s = %ld\n", what, ret);
+}
+
+/* Writes 100 bytes at the start of a file: the count, or -1 with errno. */
+static long write_start(const char *path)
+{
+	char buf[100] = { 0 };
+	int fd = open(path, O_WRONLY);
+	long n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, buf, sizeof(buf));
+	close(fd);
+	return n;
 }
 
 static void link_target(const char *what, const char *path)
@@ -198,6 +212,16 @@ int main(int argc, char **argv)
 	 * Set up and read by code that forgets its new inode and its folio: both
 	 * are unlocked anyway, the second lookup and read do not wait.
 	 */
+	/*
+	 * Writes through the page cache: an inode whose address space cannot
+	 * write is refused; a write_begin that prepares another length than
+	 * asked gets EINVAL (and a second write the same: the folio was released).
+	 */
+	GROUP("write") {
+		result("lstat nowrite", lstat(P("nowrite"), &st));
+		result("write wrongpos", write_start(P("wrongpos")));
+		result("write wrongpos again", write_start(P("wrongpos")));
+	}
 	GROUP("forget") {
 		result("lstat forget", lstat(P("forget"), &st));
 		result("lstat forget again", lstat(P("forget"), &st));

@@ -11,6 +11,11 @@
  *   benchtool statwalk DIR        find + lstat of every entry under DIR
  *   benchtool getdents DIR [N]    getdents64 of DIR only (ls -f), N times
  *   benchtool run CMD...          run CMD with /bin/sh -c, time it
+ *   benchtool write FILE MIB [S]  write MIB MiB to FILE (an existing file),
+ *                                 1 MiB writes; S: f = fsync at the end,
+ *                                 d = O_DIRECT, s = sync(2) at the end
+ *   benchtool overwrite FILE SEED N  N 4 KiB pwrites at seeded random
+ *                                 offsets inside FILE, then fsync
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -163,6 +168,46 @@ int main(int argc, char **argv)
 				for (long pos = 0; pos < n; count++)
 					pos += ((struct dirent64 *)(buf + pos))->d_reclen;
 		}
+	} else if (!strcmp(argv[1], "write") && argc > 3) {
+		static unsigned char wbuf[1 << 20] __attribute__((aligned(4096)));
+		const char *how = argc > 4 ? argv[4] : "";
+		long i, mib = atol(argv[3]);
+
+		memset(wbuf, 0x5a, sizeof(wbuf));
+		fd = open(argv[2], O_WRONLY | (strchr(how, 'd') ? O_DIRECT : 0));
+		if (fd < 0)
+			return perror(argv[2]), 1;
+		for (i = 0; i < mib; i++) {
+			wbuf[0] = i;
+			if (write(fd, wbuf, sizeof(wbuf)) != sizeof(wbuf))
+				return perror("write"), 1;
+			add(wbuf, 64);
+			count++;
+		}
+		if (strchr(how, 'f') && fsync(fd) < 0)
+			return perror("fsync"), 1;
+		close(fd);
+		if (strchr(how, 's'))
+			sync();
+	} else if (!strcmp(argv[1], "overwrite") && argc > 4) {
+		struct stat st;
+		uint64_t x = strtoull(argv[3], NULL, 0) | 1, blocks;
+		long i, k = atol(argv[4]);
+
+		fd = open(argv[2], O_WRONLY);
+		if (fd < 0 || fstat(fd, &st) < 0)
+			return perror(argv[2]), 1;
+		blocks = st.st_size / 4096;
+		memset(buf, 0xa5, 4096);
+		for (i = 0; i < k && blocks; i++) {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			if (pwrite(fd, buf, 4096, (off_t)(x % blocks) * 4096) != 4096)
+				return perror("pwrite"), 1;
+			count++;
+		}
+		if (fsync(fd) < 0)
+			return perror("fsync"), 1;
+		close(fd);
 	} else if (!strcmp(argv[1], "run")) {
 		pid_t pid = fork();
 		int status;

@@ -7,7 +7,8 @@
 # (mapped reads and writes off: shared writable mappings are not served yet;
 # fsx checks every read against its model of the file), then four writers
 # of four files with two readers reading them, then a file filled to
-# ENOSPC; after the unmount e2fsck -fn must be clean. The run fails on any
+# ENOSPC; after the unmount e2fsck -fn must be clean. fsx keeps its logs
+# in /tmp (-P): rust_ext2 does not create files yet. The run fails on any
 # splat in the kernel log (the harness). 64-ext2-rw-write compares the
 # results of writes with C ext2's.
 . /tests/lib.sh
@@ -20,9 +21,9 @@ for bs in 1024 2048 4096; do
 	cp "$(disk rww-$bs)" /tmp/rww.img
 	losetup /dev/loop7 /tmp/rww.img
 	mount -t rust_ext2 -o noreservation /dev/loop7 /mnt/rw || fail "mount rww-$bs"
-	fsx -q -N 10000 -S 7 -l 1048576 -R -W /mnt/rw/fsx.buf > /tmp/fsx.log 2>&1 ||
+	fsx -q -P /tmp -N 10000 -S 7 -l 1048576 -R -W /mnt/rw/fsx.buf > /tmp/fsx.log 2>&1 ||
 		{ tail -30 /tmp/fsx.log; fail "fsx buffered, $bs-byte blocks"; }
-	fsx -q -N 10000 -S 8 -l 1048576 -R -W -Z -r 512 -w 512 -t 512 /mnt/rw/fsx.dio > /tmp/fsx.log 2>&1 ||
+	fsx -q -P /tmp -N 10000 -S 8 -l 1048576 -R -W -Z -r 512 -w 512 -t 512 /mnt/rw/fsx.dio > /tmp/fsx.log 2>&1 ||
 		{ tail -30 /tmp/fsx.log; fail "fsx O_DIRECT, $bs-byte blocks"; }
 	ops=$((ops + 20000))
 	touch /tmp/readers

@@ -17,7 +17,10 @@
 # as the kind of the spec that matched it, not of the first spec with its
 # option number; a file of holes gives FIEMAP in bounded time (the length is
 # clamped to the size), a 64-bit inode number no 32-bit file handle, and a
-# new inode and a folio that the file system "forgets" are unlocked anyway.
+# new inode and a folio that the file system "forgets" are unlocked anyway;
+# an inode whose file operations write but whose address space cannot is
+# refused (EINVAL), and a write_begin that prepares another length than asked
+# gets EINVAL (the folio released: the next write does not hang).
 # As root and as an unprivileged user; dmesg must stay clean (debug kernel:
 # KASAN, HARDENED_USERCOPY, DEBUG_ATOMIC_SLEEP, lockdep).
 . /tests/lib.sh
@@ -51,6 +54,9 @@ readlink holder = xattrs
 stat through holder = 0
 handle bigino = EOVERFLOW
 fiemap holes = 0
+lstat nowrite = EINVAL
+write wrongpos = EINVAL
+write wrongpos again = EINVAL
 lstat forget = 0
 lstat forget again = 0
 read forget = 6

@@ -6,12 +6,45 @@
 # in one timing so that they last long enough to measure).
 # Prints "@@BENCH CASE DRIVER cold|warm SECONDS CHECK" lines for the host.
 . /tests/lib.sh
-modprobe rust_ext2
+modprobe rust_ext2 writes=1
 dev=$(disk bench)
 reps=$(cat /expected/bench-reps 2>/dev/null || echo 5)
 mkdir -p /mnt/b
 cases=$(cat /expected/bench-cases 2>/dev/null || true)
-[ -n "$cases" ] || cases="seq-read holes-read rand-read find-stat getdents tar"
+[ -n "$cases" ] || cases="seq-read holes-read rand-read find-stat getdents tar seq-write seq-write-fsync overwrite dio-write truncate"
+# The write cases: a fresh file system each run (mke2fs, 4 KiB blocks, on a
+# loop device over tmpfs, so that the disk's speed does not show), with the
+# empty files they write (rust_ext2 does not create files yet), mounted
+# read-write with the default options; MiB written per run.
+WMIB=256
+[ -n "$(cat /expected/bench-quick 2>/dev/null)" ] && WMIB=32
+wsetup() { # DRV: /mnt/w, with f (empty) and g (WMIB/4 MiB, for overwrite)
+	mkdir -p /tmp/wtree /mnt/w
+	: > /tmp/wtree/f; : > /tmp/wtree/g
+	rm -f /tmp/w.img
+	mke2fs -q -F -t ext2 -b 4096 -d /tmp/wtree /tmp/w.img $((WMIB * 2 + 64))M
+	losetup /dev/loop6 /tmp/w.img
+	mount -t "$1" /dev/loop6 /mnt/w
+}
+wdone() {
+	umount /mnt/w
+	losetup -d /dev/loop6
+	rm -f /tmp/w.img
+}
+wcmd() { # CASE: the timed part (its set-up before it)
+	case "$1" in
+	seq-write) benchtool write /mnt/w/f $WMIB s ;;
+	seq-write-fsync) benchtool write /mnt/w/f $WMIB f ;;
+	dio-write) benchtool write /mnt/w/f $WMIB d ;;
+	overwrite)
+		benchtool write /mnt/w/g $((WMIB / 4)) f > /dev/null
+		drop_all
+		benchtool overwrite /mnt/w/g 0x5eed 4000 ;;
+	truncate)
+		benchtool write /mnt/w/f $WMIB f > /dev/null
+		benchtool run "truncate -s 0 /mnt/w/f && sync" ;;
+	esac
+}
 # reads completed and sectors read on the image's disk so far
 disk_reads() { awk '{ print $1, $3 }' "/sys/block/${dev#/dev/}/stat"; }
 WARM_LOOPS=50
@@ -40,6 +73,16 @@ while [ $r -le "$reps" ]; do
 	if [ $((r % 2)) = 1 ]; then order="ext2 rust_ext2"; else order="rust_ext2 ext2"; fi
 	for c in $cases; do
 		for drv in $order; do
+			case $c in
+			*-write|*-write-fsync|overwrite|truncate)
+				wsetup $drv
+				drop_all
+				set -- $(wcmd $c)
+				echo "@@BENCH $c $drv cold $2 $4:$6" > /dev/console
+				echo "@@IO $c $drv 0 0 $8 ${10}" > /dev/console
+				wdone
+				continue ;;
+			esac
 			mount -t $drv -o ro "$dev" /mnt/b
 			drop_all
 			set -- $(disk_reads)

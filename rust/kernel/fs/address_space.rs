@@ -1098,7 +1098,7 @@ unsafe extern "C" fn get_block_alloc_callback<A: BlockAllocator>(
 /// A locked, referenced folio prepared for a buffered write (by [`block_write_begin`]), for
 /// the bytes `pos..pos + len` of the file, all in it. It is the file system's until
 /// [`WriteFolio::generic_write_end`] commits what was copied, unlocks and releases it; dropped
-/// without that, it commits nothing (as a write of 0 bytes: the blocks allocated for it are
+/// without that, it commits nothing and leaves the size alone (the blocks allocated for it are
 /// zeroed, not left stale).
 ///
 /// # Invariants
@@ -1182,18 +1182,17 @@ impl<'a, T: FileSystem> WriteFolio<'a, T> {
 impl<T: FileSystem> Drop for WriteFolio<'_, T> {
     #[inline]
     fn drop(&mut self) {
-        // SAFETY: As in `generic_write_end`, with nothing copied; `self` is not used again.
+        let folio = self.folio.as_ptr();
+        // SAFETY: By the type invariants the folio is locked and referenced by `self`, prepared
+        // for `pos..pos + len`; `block_write_end` with nothing copied zeroes the new buffers in
+        // the range (no stale block is left) and commits nothing; the size stays as it is
+        // (`generic_write_end` would move it to `pos`). Then the lock and reference go; `self` is
+        // not used again.
         unsafe {
-            bindings::generic_write_end(
-                core::ptr::null(),
-                self.mapping,
-                self.pos,
-                self.len as c_uint,
-                0,
-                self.folio.as_ptr(),
-                core::ptr::null_mut(),
-            )
-        };
+            bindings::block_write_end(self.pos, self.len as c_uint, 0, folio);
+            bindings::folio_unlock(folio);
+            bindings::folio_put(folio);
+        }
     }
 }
 

@@ -11,6 +11,9 @@ use crate::prelude::*;
 // patch: rw
 use crate::transmute::AsBytes;
 // patch: end
+// patch: fsync
+use super::inode::{INodeWithData, UncountedINode};
+// patch: end
 use crate::sync::aref::{ARef, AlwaysRefCounted};
 use crate::{bindings, types::Opaque};
 use core::ptr::NonNull;
@@ -296,6 +299,46 @@ impl Drop for HeadGuard<'_> {
     fn drop(&mut self) {
         // SAFETY: The buffer is locked by this guard (type invariants).
         unsafe { bindings::unlock_buffer(self.0 .0.get()) };
+    }
+}
+// patch: end
+
+// patch: fsync
+impl Head {
+    /// Marks the buffer dirty and puts it on `inode`'s list of metadata buffers
+    /// (`mmb_mark_buffer_dirty`, C's `mark_buffer_dirty_inode`): an `fsync` of the inode writes
+    /// it ([`UncountedINode::sync_metadata_buffers`]), as for ext2's indirect blocks. `EIO` if
+    /// its data is not up to date (see [`Head::mark_dirty`]). A buffer on another inode's list
+    /// stays there (C's answer to blocks claimed twice on a corrupt file system).
+    #[inline]
+    pub fn mark_dirty_inode<T: FileSystem>(&self, inode: &UncountedINode<T>) -> Result {
+        if !self.is_uptodate() {
+            return Err(EIO);
+        }
+        // SAFETY: The buffer head is valid, referenced and up to date; the inode is alive (we
+        // have a reference to it) and was allocated by the bindings (every inode of `T` is), so
+        // its list is initialised; the list is emptied before the inode is freed, an RCU grace
+        // period before its memory goes (`remove_assoc_queue` reaches it under RCU).
+        unsafe {
+            bindings::mmb_mark_buffer_dirty(
+                self.0.get(),
+                INodeWithData::<T::INodeData>::mmb(inode.as_ptr()),
+            )
+        };
+        Ok(())
+    }
+}
+
+impl<T: FileSystem> UncountedINode<T> {
+    /// Writes the buffers on the inode's list of metadata buffers ([`Head::mark_dirty_inode`])
+    /// and waits for them (`mmb_sync`), as an `fsync` must. Fails with `EIO` if a write failed.
+    /// May sleep.
+    #[inline]
+    pub fn sync_metadata_buffers(&self) -> Result {
+        // SAFETY: The inode is alive and was allocated by the bindings: its list is initialised.
+        crate::error::to_result(unsafe {
+            bindings::mmb_sync(INodeWithData::<T::INodeData>::mmb(self.as_ptr()))
+        })
     }
 }
 // patch: end

@@ -510,6 +510,21 @@ pub trait SuperOperations {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
     // patch: end
+    // patch: fsync
+
+    /// Writes what `write_inode` left dirty and waits for it (`sync_inode_metadata`): a
+    /// data-integrity writeback of the inode (`fsync`, `sync_inode_metadata`, but not
+    /// `sync(2)`, which writes the whole device) calls it after
+    /// [`SuperOperations::write_inode`], e.g. to write the inode's metadata buffers
+    /// ([`UncountedINode::sync_metadata_buffers`](crate::fs::inode::UncountedINode)) and its
+    /// inode table block.
+    fn sync_inode_metadata(
+        _inode: &inode::UncountedINode<Self::FileSystem>,
+        _wbc: &inode::WritebackControl,
+    ) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+    // patch: end
 }
 
 /// The `struct super_operations` of a [`SuperOperations`] implementation `U` of file system `T`,
@@ -525,11 +540,17 @@ impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> SuperOperations
         // Data that must be dropped is dropped in process context (its `Drop` may
         // sleep); plain data is freed as C file systems free inodes, from the VFS's RCU
         // callback, without a trip through the workqueue.
-        destroy_inode: if core::mem::needs_drop::<T::INodeData>() {
-            Some(inode::INodeWithData::<T::INodeData>::destroy_inode_callback)
-        } else {
-            None
-        },
+        // patch: !fsync
+        // destroy_inode: if core::mem::needs_drop::<T::INodeData>() {
+        //     Some(inode::INodeWithData::<T::INodeData>::destroy_inode_callback)
+        // } else {
+        //     None
+        // },
+        // patch: end
+        // patch: fsync
+        // Always: it also empties the inode's list of metadata buffers.
+        destroy_inode: Some(inode::INodeWithData::<T::INodeData>::destroy_inode_callback),
+        // patch: end
         free_inode: if core::mem::needs_drop::<T::INodeData>() {
             None
         } else {
@@ -569,6 +590,13 @@ impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> SuperOperations
         // patch: iwrite
         write_inode: if U::HAS_WRITE_INODE {
             Some(Self::write_inode_callback)
+        } else {
+            None
+        },
+        // patch: end
+        // patch: fsync
+        sync_inode_metadata: if U::HAS_SYNC_INODE_METADATA {
+            Some(Self::sync_inode_metadata_callback)
         } else {
             None
         },
@@ -701,7 +729,40 @@ impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> SuperOperations
         let inode = unsafe { inode::UncountedINode::<T>::from_raw(inode) };
         // SAFETY: `wbc` is valid for the call.
         let wbc = unsafe { inode::WritebackControl::from_raw(wbc) };
-        from_result(|| U::write_inode(inode, wbc).map(|()| 0))
+        let ret = from_result(|| U::write_inode(inode, wbc).map(|()| 0));
+        // patch: end
+        // patch: fsync
+        if U::HAS_SYNC_INODE_METADATA {
+            // A data-integrity writeback of the inode then calls `sync_inode_metadata`, which
+            // is set (`set_inode_metadata_writeback`, as C's `ext2_write_inode` ends).
+            // SAFETY: The inode is alive for the call; the helper takes `i_lock`.
+            unsafe { bindings::set_inode_metadata_writeback(inode.as_ptr()) };
+        }
+        // patch: end
+        // patch: iwrite
+        ret
+    }
+    // patch: end
+    // patch: fsync
+
+    /// # Safety
+    ///
+    /// `sync_inode_metadata` of `struct super_operations`: as `write_inode_callback`, for an
+    /// inode whose `write_inode` ran (only it sets `I_METADATA_WRITEBACK`, so the inode's data is
+    /// initialised).
+    unsafe extern "C" fn sync_inode_metadata_callback(
+        inode: *mut bindings::inode,
+        wbc: *mut bindings::writeback_control,
+    ) -> c_int {
+        // SAFETY: As in `write_inode_callback`; `write_inode_callback` sets the flag only for
+        // inodes whose data is initialised.
+        let (inode, wbc) = unsafe {
+            (
+                inode::UncountedINode::<T>::from_raw(inode),
+                inode::WritebackControl::from_raw(wbc),
+            )
+        };
+        from_result(|| U::sync_inode_metadata(inode, wbc).map(|()| 0))
     }
     // patch: end
 

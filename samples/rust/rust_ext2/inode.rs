@@ -367,7 +367,7 @@ fn truncate_blocks(inode: &INode<Ext2Fs>, offset: i64) {
             if partial == 0 {
                 inode.mark_dirty();
             } else if let Some(bh) = &bhs[partial] {
-                let _ = bh.mark_dirty();
+                let _ = bh.mark_dirty_inode(inode);
             }
             free_top(inode, top, n - 1 - partial);
         }
@@ -375,7 +375,7 @@ fn truncate_blocks(inode: &INode<Ext2Fs>, offset: i64) {
         for i in (1..=partial).rev() {
             if let Some(bh) = &bhs[i] {
                 free_branches(inode, Arr::Block(bh), pos[i] + 1, ptrs, n - 1 - i);
-                let _ = bh.mark_dirty();
+                let _ = bh.mark_dirty_inode(inode);
             }
         }
     }
@@ -407,8 +407,8 @@ fn free_top(inode: &INode<Ext2Fs>, nr: u32, depth: usize) {
 }
 
 /// `ext2_write_inode`: the inode's fields into its place in the inode table, the buffer marked
-/// dirty and, for a data-integrity write, written (as `ext2_sync_inode_metadata` then does).
-pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, wbc: &WritebackControl) -> Result {
+/// dirty ([`sync_inode_metadata`] writes it for a data-integrity write).
+pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, _wbc: &WritebackControl) -> Result {
     let sb = inode.super_block();
     let s = sb.data();
     let ei = inode.data();
@@ -472,8 +472,21 @@ pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, wbc: &WritebackControl
         raw.i_block = ei.data.to_disk();
     }
     bh.write_record(off, &raw)?;
-    bh.mark_dirty()?;
-    if wbc.sync_all() && bh.sync().is_err() {
+    bh.mark_dirty()
+}
+
+/// `ext2_sync_inode_metadata`: after [`write_inode`] in a data-integrity writeback (`fsync`),
+/// the inode's indirect blocks (its metadata buffers) and its inode table block are written and
+/// waited for.
+pub(crate) fn sync_inode_metadata(inode: &UncountedINode<Ext2Fs>) -> Result {
+    let sb = inode.super_block();
+    let ino = inode.ino();
+    let (bh, _) = inode_location(sb, ino).map_err(|_| EIO)?;
+    if let Err(e) = inode.sync_metadata_buffers() {
+        ext2_error!(sb, "Error syncing inode metadata ino={}", ino);
+        return Err(e);
+    }
+    if bh.sync().is_err() {
         ext2_error!(sb, "IO error syncing inode {}", ino);
         return Err(EIO);
     }
@@ -697,7 +710,7 @@ fn alloc_blocks(inode: &mut LockedINode<'_, Ext2Fs>, iblock: u64, max: usize) ->
             .store(new[indirect] + num - 1, Relaxed);
     }
     if let Some(bh) = &bhs[partial] {
-        bh.mark_dirty()?;
+        bh.mark_dirty_inode(inode)?;
     }
     inode.set_ctime_now();
     inode.mark_dirty();
@@ -779,7 +792,7 @@ fn alloc_branch(
                 }
                 locked.set_uptodate();
             }
-            bh.mark_dirty()?;
+            bh.mark_dirty_inode(inode)?;
             Ok(bh)
         };
         match fill() {

@@ -857,6 +857,11 @@ impl SuperOperations for Ext2Fs {
         inode::write_inode(inode, wbc)
     }
 
+    /// `ext2_sync_inode_metadata`.
+    fn sync_inode_metadata(inode: &UncountedINode<Self>, _wbc: &WritebackControl) -> Result {
+        inode::sync_inode_metadata(inode)
+    }
+
     /// `ext2_freeze`: the file system is valid on disk while frozen.
     fn freeze_fs(sb: &SuperBlock<Self>) -> Result {
         restore_state(sb.data(), false)

@@ -19,6 +19,13 @@ pub(crate) struct INodeWithData<D> {
     pub(super) data: MaybeUninit<D>,
     pub(super) data_init: bool,
     pub(super) rwork: bindings::rcu_work,
+    // patch: fsync
+    /// The metadata buffers that must be written for an `fsync` of the inode
+    /// (`mapping_metadata_bhs`, as C's `ext2_inode_info` has): initialised with the object,
+    /// emptied when the inode is destroyed, freed after an RCU grace period (buffers reach it
+    /// under RCU, `remove_assoc_queue`).
+    pub(super) mmb: bindings::mapping_metadata_bhs,
+    // patch: end
     pub(super) inode: bindings::inode,
 }
 
@@ -38,6 +45,18 @@ impl<D> INodeWithData<D> {
         // SAFETY: The inode is embedded in a `Self` (caller); `data_init` was written before the
         // inode was unlocked (`unlock_new_inode`, whose lock orders it before writeback).
         unsafe { (*crate::container_of!(inode, Self, inode)).data_init }
+    }
+    // patch: end
+    // patch: fsync
+
+    /// Returns the metadata buffer list of `inode`.
+    ///
+    /// # Safety
+    ///
+    /// `inode` must be an inode allocated by [`Self::alloc_inode_callback`], not destroyed yet.
+    pub(crate) unsafe fn mmb(inode: *mut bindings::inode) -> *mut bindings::mapping_metadata_bhs {
+        // SAFETY: The inode is embedded in a `Self` (caller).
+        unsafe { &raw mut (*crate::container_of!(inode, Self, inode)).mmb }
     }
     // patch: end
 
@@ -81,6 +100,11 @@ impl<D> INodeWithData<D> {
         // INVARIANT: The data is not initialised yet.
         unsafe {
             (&raw mut (*ptr).data_init).write(false);
+            // patch: fsync
+            // The list's buffers belong to the inode's own mapping, as in C.
+            #[cfg(CONFIG_BUFFER_HEAD)]
+            bindings::mmb_init(&raw mut (*ptr).mmb, &raw mut (*ptr).inode.i_data);
+            // patch: end
             &raw mut (*ptr).inode
         }
     }
@@ -90,6 +114,9 @@ impl<D> INodeWithData<D> {
     /// `destroy_inode` of `struct super_operations`, with no `free_inode`: `inode` is an inode
     /// allocated by [`Self::alloc_inode_callback`] that is being destroyed, on a valid
     /// superblock; freeing it is left to this callback.
+    // patch: fsync
+    /// With `free_inode` (when `D` has no drop glue) freeing is left to that.
+    // patch: end
     ///
     /// RCU path walkers may still look at the inode (and its data, see [`RcuINode`]) until a
     /// grace period has passed, and the data's `Drop` may sleep: so the data is dropped and the
@@ -99,6 +126,25 @@ impl<D> INodeWithData<D> {
         // SAFETY: All inodes of this file system are allocated by `alloc_inode_callback`, so
         // `inode` is embedded in a `Self`; the VFS does not use it after this call.
         let ptr = unsafe { crate::container_of!(inode, Self, inode) };
+        // patch: fsync
+        // SAFETY: The list is the inode's, initialised in `alloc_inode_callback`. Its buffers
+        // still dirty are written and waited for, as `ext2_evict_inode` does (an `fsync` of the
+        // inode read again would not know them), then detached: no buffer points to the list
+        // once the object is freed, an RCU grace period from now. The VFS calls this in process
+        // context, where waiting is allowed.
+        #[cfg(CONFIG_BUFFER_HEAD)]
+        unsafe {
+            let mmb = &raw mut (*ptr).mmb;
+            if bindings::mmb_has_buffers(mmb) {
+                bindings::mmb_sync(mmb);
+            }
+            bindings::mmb_invalidate(mmb);
+        }
+        if !core::mem::needs_drop::<D>() {
+            // `free_inode_callback` frees the object after a grace period.
+            return;
+        }
+        // patch: end
         // SAFETY: The superblock is valid while its inodes are destroyed; it belongs to a file
         // system registered with a `Registration` (whose workqueue outlives its superblocks).
         let wq = unsafe { Registration::free_wq((*inode).i_sb) };
