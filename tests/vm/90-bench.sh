@@ -15,14 +15,15 @@ cases=$(cat /expected/bench-cases 2>/dev/null || true)
 # The write cases: a fresh file system each run (mke2fs, 4 KiB blocks, on a
 # loop device over tmpfs, so that the disk's speed does not show), with the
 # empty files they write (rust_ext2 does not create files yet), mounted
-# read-write with the default options; MiB written per run.
+# read-write with the default options (e2fsprogs' mke2fs: busybox's has no
+# -d); MiB written per run.
 WMIB=256
 [ -n "$(cat /expected/bench-quick 2>/dev/null)" ] && WMIB=32
 wsetup() { # DRV: /mnt/w, with f (empty) and g (WMIB/4 MiB, for overwrite)
 	mkdir -p /tmp/wtree /mnt/w
 	: > /tmp/wtree/f; : > /tmp/wtree/g
 	rm -f /tmp/w.img
-	mke2fs -q -F -t ext2 -b 4096 -d /tmp/wtree /tmp/w.img $((WMIB * 2 + 64))M
+	/usr/bin/mke2fs -q -F -t ext2 -b 4096 -d /tmp/wtree /tmp/w.img $((WMIB * 2 + 64))M
 	losetup /dev/loop6 /tmp/w.img
 	mount -t "$1" /dev/loop6 /mnt/w
 }
@@ -111,13 +112,19 @@ perf_limit=${perf_limit:-0.7}
 if [ -n "$perf_cases" ] && command -v perf > /dev/null; then
 	for c in $perf_cases; do
 		for drv in ext2 rust_ext2; do
-			mount -t $drv -o ro "$dev" /mnt/b
-			cmd $c cold > /dev/null
+			write=
+			case $c in *-write|*-write-fsync|overwrite|truncate) write=1 ;; esac
+			[ -n "$write" ] || { mount -t $drv -o ro "$dev" /mnt/b; cmd $c cold > /dev/null; }
 			# perf in a session of its own: its signals must not reach this script.
 			setsid perf record -q -e cpu-clock -F 4000 -a -o /tmp/perf.data -- sleep 3600 \
 				> /tmp/perf.log 2>&1 &
 			sleep 1
 			for k in $(seq "$perf_runs"); do
+				if [ -n "$write" ]; then
+					# A fresh file system each run, as timed.
+					wsetup $drv; wcmd $c > /dev/null; wdone
+					continue
+				fi
 				[ "$perf_mode" = cold ] && drop_all
 				cmd $c $perf_mode > /dev/null
 			done
@@ -125,8 +132,8 @@ if [ -n "$perf_cases" ] && command -v perf > /dev/null; then
 			w=0
 			while pidof perf > /dev/null && [ $w -lt 60 ]; do sleep 1; w=$((w + 1)); done
 			sed "s/^/@@PERF $c $drv record: /" /tmp/perf.log > /dev/console
-			umount /mnt/b
-			perf report -i /tmp/perf.data --stdio -n --comms benchtool,tar,cat --sort sym \
+			[ -n "$write" ] || umount /mnt/b
+			perf report -i /tmp/perf.data --stdio -n --comms benchtool,tar,cat,truncate,sync --sort sym \
 				--percent-limit "$perf_limit" 2>&1 | grep -v '^#' | grep -v '^$' |
 				head -400 | sed "s/^/@@PERF $c $drv /" > /dev/console
 			# Where all the samples went (idle is the time spent waiting).
