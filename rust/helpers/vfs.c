@@ -397,3 +397,28 @@ __rust_helper struct timespec64 rust_helper_inode_set_mtime_to_ts(struct inode *
 {
 	return inode_set_mtime_to_ts(inode, ts);
 }
+
+__rust_helper void rust_helper_folio_lock(struct folio *folio)
+{
+	folio_lock(folio);
+}
+
+__rust_helper void rust_helper_sb_start_intwrite(struct super_block *sb)
+{
+	sb_start_intwrite(sb);
+}
+
+__rust_helper void rust_helper_sb_end_intwrite(struct super_block *sb)
+{
+	sb_end_intwrite(sb);
+}
+
+__rust_helper int rust_helper_filemap_write_and_wait(struct address_space *mapping)
+{
+	return filemap_write_and_wait(mapping);
+}
+
+__rust_helper void rust_helper_i_size_write(struct inode *inode, loff_t i_size)
+{
+	i_size_write(inode, i_size);
+}

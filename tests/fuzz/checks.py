@@ -67,6 +67,24 @@ UNREACHABLE = {
         "the last group's bitmap is searched only up to s_blocks_count",
     "Error syncing inode metadata ino=.*":
         "needs a failed write of an indirect block on a read-write mount (an I/O error)",
+    "ext2_add_link: zero-length directory entry":
+        "the page check (ext2_check_folio) refuses rec_len 0 before a create sees the page",
+    "ext2_delete_entry: zero-length directory entry":
+        "the page check (ext2_check_folio) refuses rec_len 0 before an unlink sees the page",
+    "Cannot read inode bitmap - block_group = .*, inode_bitmap = .*":
+        "needs an I/O error reading an inode bitmap on a read-write mount",
+    "reserved inode or inode > inodes count - block_group = .*,inode=.*":
+        "inode allocation: read-write mounts only (an inode bitmap with a reserved inode free)",
+    "inode number already in use - inode=.*":
+        "inode allocation: read-write mounts only (an inode bitmap with an inode in use free)",
+    "reserved or nonexistent inode .*":
+        "inode freeing: only inodes read from the image are evicted, and those are checked",
+    "bit already cleared for inode .*":
+        "inode freeing: read-write mounts only (an inode bitmap with an inode in use free)",
+    "inode .*: xattr block .* is out of data blocks range":
+        "inodes with such an xattr block are refused when they are read (ext2_iget)",
+    "inode .*: block .* read error":
+        "needs an I/O error reading an xattr block on a read-write mount",
     "DAX support has been removed. xip option ignored.":
         "a mount option's message, not an image's (23-ext2-options mounts with -o xip)",
 }

@@ -20,6 +20,9 @@ use crate::{bindings, types::Opaque};
 use crate::transmute::FromBytes;
 use core::mem::{size_of, MaybeUninit};
 // patch: end
+// patch: create
+use crate::transmute::AsBytes;
+// patch: end
 use core::{marker::PhantomData, ptr::NonNull};
 
 /// A folio of the page cache of an inode of file system `T`.
@@ -1234,5 +1237,123 @@ pub fn block_write_begin<'a, A: BlockAllocator>(
     // SAFETY: `block_write_begin` succeeded: `folio` is a locked, referenced folio of `mapping`
     // holding `pos..pos + len`, whose lock and reference are ours.
     Ok(unsafe { WriteFolio::from_raw(folio, mapping, pos, len) })
+}
+// patch: end
+
+// patch: create
+impl<'a, T: FileSystem> WriteFolio<'a, T> {
+    /// Prepares bytes `pos..pos + len` of `folio`, an up-to-date folio of `inode` the caller
+    /// read ([`INode::read_mapping_folio`]), for a change in place, as C's directory code does
+    /// (`folio_lock`, then `__block_write_begin`: `ext2_prepare_chunk`): the folio is locked
+    /// and the blocks under the range are mapped or allocated with `A`. The bytes are then
+    /// written with [`WriteFolio::write`] and committed with [`WriteFolio::commit`].
+    ///
+    /// `EINVAL` for an empty range or one not within the folio, `EAGAIN` if the folio is no
+    /// longer in the inode's page cache or up to date (the caller reads it again). May sleep.
+    #[cfg(CONFIG_BUFFER_HEAD)]
+    pub fn prepare<A: BlockAllocator<FileSystem = T>>(
+        inode: &LockedINode<'a, T>,
+        folio: ARef<Folio<T>>,
+        pos: i64,
+        len: usize,
+    ) -> Result<Self> {
+        let off = pos
+            .checked_sub(folio.pos())
+            .and_then(|o| usize::try_from(o).ok())
+            .ok_or(EINVAL)?;
+        if len == 0 || off.checked_add(len).ok_or(EINVAL)? > folio.size() {
+            return Err(EINVAL);
+        }
+        let ino: &'a INode<T> = inode.inode();
+        // SAFETY: The inode is valid and referenced, and so is its mapping.
+        let mapping = unsafe { (*ino.as_ptr()).i_mapping };
+        let ptr = ARef::into_raw(folio).as_ptr().cast::<bindings::folio>();
+        // SAFETY: We own a reference to the folio (given up by the `ARef`). Under its lock its
+        // mapping is stable: a folio truncated or reclaimed meanwhile has another one (NULL).
+        let ours = unsafe {
+            bindings::folio_lock(ptr);
+            bindings::folio_mapping_once(ptr) == mapping && bindings::folio_test_uptodate(ptr)
+        };
+        if !ours {
+            // SAFETY: Locked and referenced by us just above; both are given up.
+            unsafe {
+                bindings::folio_unlock(ptr);
+                bindings::folio_put(ptr);
+            }
+            return Err(EAGAIN);
+        }
+        // SAFETY: The folio is valid, locked, of `mapping`, and `pos..pos + len` within it;
+        // `get_block_alloc_callback` is called with the inode, whose `i_rwsem` `inode` says is
+        // held exclusively for `'a`. `len` is within a folio, so it fits in `c_uint`.
+        let ret = unsafe {
+            bindings::__block_write_begin(
+                ptr,
+                pos,
+                len as c_uint,
+                Some(get_block_alloc_callback::<A>),
+            )
+        };
+        if let Err(e) = crate::error::to_result(ret) {
+            // SAFETY: As above: `__block_write_begin` zeroed the new buffers it failed to fill;
+            // the lock and the reference are given up.
+            unsafe {
+                bindings::folio_unlock(ptr);
+                bindings::folio_put(ptr);
+            }
+            return Err(e);
+        }
+        // SAFETY: The folio is locked and referenced, both ours to give; it is a folio of the
+        // mapping of `inode`, whose `i_rwsem` is held for `'a`, and holds `pos..pos + len`.
+        Ok(unsafe { WriteFolio::from_raw(ptr, mapping, pos, len) })
+    }
+
+    /// Copies `data` into the folio at `offset` (bytes from the start of the folio), which must
+    /// be within the prepared range; `EINVAL` otherwise. The folio may be up to date, and then
+    /// read meanwhile (`read(2)` copies from it without its lock): the bytes are written by C
+    /// `memcpy`, never through a Rust reference.
+    pub fn write(&mut self, offset: usize, data: &[u8]) -> Result {
+        let begin = self
+            .pos
+            .checked_sub(self.folio().pos())
+            .and_then(|b| usize::try_from(b).ok())
+            .ok_or(EINVAL)?;
+        let end = offset.checked_add(data.len()).ok_or(EINVAL)?;
+        if offset < begin || end > begin + self.len {
+            return Err(EINVAL);
+        }
+        let mut done = 0;
+        while done < data.len() {
+            let off = offset + done;
+            let n = (bindings::PAGE_SIZE - off % bindings::PAGE_SIZE).min(data.len() - done);
+            // SAFETY: The folio is valid, locked and referenced by us (type invariants), `off`
+            // is within it; the mapping reaches to the end of `off`'s page, which holds the `n`
+            // bytes copied, and is released before the next one is made.
+            unsafe {
+                let dst = bindings::kmap_local_folio(self.folio.as_ptr(), off);
+                bindings::memcpy(dst, data[done..].as_ptr().cast(), n);
+                bindings::kunmap_local(dst);
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Copies the bytes of `record` into the folio at `offset` (see [`WriteFolio::write`]).
+    #[inline]
+    pub fn write_record<R: AsBytes>(&mut self, offset: usize, record: &R) -> Result {
+        self.write(offset, record.as_bytes())
+    }
+
+    /// Commits the whole prepared range (`block_write_end`, the size grown to its end if it
+    /// was beyond, the inode then marked dirty, as `ext2_commit_chunk`), unlocks and releases
+    /// the folio. `EIO` if less was committed (the folio was not up to date).
+    #[inline]
+    pub fn commit(self) -> Result {
+        let len = self.len;
+        if self.generic_write_end(len) != len {
+            return Err(EIO);
+        }
+        Ok(())
+    }
 }
 // patch: end

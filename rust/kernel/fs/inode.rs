@@ -49,6 +49,11 @@ pub use write::{Attr, LockedINode, WritebackControl};
 // patch: trunc
 pub use write::InvalidateGuard;
 // patch: end
+// patch: create
+mod create;
+pub(crate) use create::evict_inode_callback;
+pub use create::{random_u32, Created, Evicting, Instantiated, IntWriteGuard, Negative};
+// patch: end
 
 /// A node in the file system index (inode).
 ///
@@ -402,6 +407,36 @@ pub trait INodeOperations {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
     // patch: end
+
+    // patch: create
+    /// Creates a regular file named by `dentry` in directory `dir` (`create`: `open(2)` with
+    /// `O_CREAT`, `mknod(2)` of a file), with the directory's `i_rwsem` held exclusively
+    /// (`dir` is the token). `mode` has the type and permission bits the caller asked for
+    /// (the umask already applied unless the superblock has POSIX ACLs). Implementations
+    /// allocate an inode ([`SuperBlock::new_inode`](super::sb::SuperBlock::new_inode),
+    /// [`NewINode::init_created`]), add the name, and return what
+    /// [`Negative::instantiate_new`] returns: the call cannot succeed otherwise.
+    fn create<'a>(
+        _dir: &mut LockedINode<'_, Self::FileSystem>,
+        _dentry: Negative<'a, Self::FileSystem>,
+        _mode: u16,
+    ) -> Result<Instantiated<'a>> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Removes the name `dentry` of a non-directory from directory `dir` (`unlink`), with the
+    /// `i_rwsem` of both the directory and the target held exclusively (`dir` and `inode` are
+    /// the tokens), and drops the link
+    /// ([`LockedINode::dec_link_count`]); an inode left without links is freed when it is
+    /// evicted ([`SuperOperations::evict_inode`](super::sb::SuperOperations::evict_inode)).
+    fn unlink(
+        _dir: &mut LockedINode<'_, Self::FileSystem>,
+        _dentry: &DEntry<Self::FileSystem>,
+        _inode: &mut LockedINode<'_, Self::FileSystem>,
+    ) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+    // patch: end
 }
 
 /// The `struct inode_operations` of an [`INodeOperations`] implementation `U` of file system `T`,
@@ -458,6 +493,18 @@ impl<T: FileSystem, U: INodeOperations<FileSystem = T> + ?Sized> INodeOperations
         // patch: iwrite
         setattr: if U::HAS_SETATTR {
             Some(write::setattr_callback::<T, U>)
+        } else {
+            None
+        },
+        // patch: end
+        // patch: create
+        create: if U::HAS_CREATE {
+            Some(create::create_callback::<T, U>)
+        } else {
+            None
+        },
+        unlink: if U::HAS_UNLINK {
+            Some(create::unlink_callback::<T, U>)
         } else {
             None
         },

@@ -196,3 +196,36 @@ pub(crate) unsafe extern "C" fn get_inode_acl_callback<
         Ok(Some(acl)) => acl.into_raw(),
     }
 }
+
+// patch: create
+impl<T: FileSystem> INode<T> {
+    /// For a file created in this directory with `mode`, returns its mode and the access and
+    /// default ACLs it inherits, in that order (`posix_acl_create`): without a default ACL here,
+    /// the mode with the umask applied (the VFS leaves that to file systems with `SB_POSIXACL`)
+    /// and no ACLs; with one, the mode masked by it and the ACLs to store. Without
+    /// `CONFIG_FS_POSIX_ACL` the VFS applied the umask and `mode` is returned as it is.
+    pub fn acl_create(&self, mode: u16) -> Result<(u16, Option<Acl>, Option<Acl>)> {
+        #[cfg(not(CONFIG_FS_POSIX_ACL))]
+        {
+            Ok((mode, None, None))
+        }
+        #[cfg(CONFIG_FS_POSIX_ACL)]
+        {
+            let mut mode = mode;
+            let (mut default, mut access) = (ptr::null_mut(), ptr::null_mut());
+            // SAFETY: The inode is a valid directory (a file is being created in it); the
+            // pointers are ours to write. On success each is NULL or an ACL with a reference
+            // that we own, all of whose entries are initialised.
+            crate::error::to_result(unsafe {
+                bindings::posix_acl_create(self.as_ptr(), &mut mode, &mut default, &mut access)
+            })?;
+            // INVARIANT: See above.
+            Ok((
+                mode,
+                NonNull::new(access).map(Acl),
+                NonNull::new(default).map(Acl),
+            ))
+        }
+    }
+}
+// patch: end

@@ -525,6 +525,20 @@ pub trait SuperOperations {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
     // patch: end
+    // patch: create
+
+    /// Ends the life of an inode whose last reference is gone (`evict_inode`): the bindings
+    /// have removed its page cache (`truncate_inode_pages_final`); an inode left without links
+    /// ([`Evicting::unlinked`](inode::Evicting::unlinked)) is freed here (its blocks, its
+    /// number), the others' metadata buffers written. The inode is cleared
+    /// ([`Evicting::clear`](inode::Evicting::clear), `clear_inode`) by the file system or,
+    /// after the call, by the bindings; what it frees after clearing can no longer be written
+    /// back over. Inodes whose set-up failed never get here. Without it, the VFS clears the
+    /// inode itself.
+    fn evict_inode(_inode: &mut inode::Evicting<'_, Self::FileSystem>) {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+    // patch: end
 }
 
 /// The `struct super_operations` of a [`SuperOperations`] implementation `U` of file system `T`,
@@ -590,6 +604,13 @@ impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> SuperOperations
         // patch: iwrite
         write_inode: if U::HAS_WRITE_INODE {
             Some(Self::write_inode_callback)
+        } else {
+            None
+        },
+        // patch: end
+        // patch: create
+        evict_inode: if U::HAS_EVICT_INODE {
+            Some(inode::evict_inode_callback::<T, U>)
         } else {
             None
         },

@@ -5,7 +5,7 @@
 use crate::ext2::{Ext2Fs, Ext2Sb};
 use crate::superblock::ext2_error;
 use kernel::fs::buffer::Head;
-use kernel::fs::inode::INode;
+use kernel::fs::inode::{INode, UncountedINode};
 use kernel::fs::sb::{self, SuperBlock};
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
@@ -137,7 +137,7 @@ pub(crate) fn data_block_valid(s: &Ext2Sb, start: u32, count: u32) -> bool {
 /// Frees `count` blocks from `block` of `inode` (`ext2_free_blocks`): their bits cleared in the
 /// bitmaps, the groups' free counts raised, and the blocks taken off the inode's `i_blocks`.
 /// Errors are reported as C reports them (`ext2_error`) and end the freeing.
-pub(crate) fn free_blocks(inode: &INode<Ext2Fs>, block: u32, count: u32) {
+pub(crate) fn free_blocks(inode: &UncountedINode<Ext2Fs>, block: u32, count: u32) {
     let sb = inode.super_block();
     let s = sb.data();
     if !data_block_valid(s, block, count) {

@@ -3,10 +3,12 @@
 //! Directories: `ext2_dir_entry_2` records, their checks and readdir (`fs/ext2/dir.c`).
 
 use crate::ext2::{self, DiskDirEntry, Ext2Fs};
+use crate::inode::Mapper;
 use crate::superblock::ext2_error;
-use kernel::fs::address_space::{Folio, MappedBytes};
+use kernel::fs::address_space::{Folio, MappedBytes, WriteFolio};
 use kernel::fs::file::{DirEmitter, DirEntryType, File, FileOperations, Fsync};
-use kernel::fs::inode::INode;
+use kernel::fs::inode::{mode, INode, LockedINode};
+use kernel::fs::ondisk::{Le16, Le32};
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
 
@@ -198,6 +200,182 @@ pub(crate) fn last_byte(size: u64, n: u64) -> usize {
 /// Number of pages of a directory of `size` bytes (`dir_pages`).
 pub(crate) fn dir_pages(size: u64) -> u64 {
     size.div_ceil(PAGE as u64)
+}
+
+/// Encodes `rec_len` (`ext2_rec_len_to_disk`): with 64 KiB pages, 65536 is stored as 65535.
+fn rec_len_to_disk(len: usize) -> Le16 {
+    if PAGE >= 1 << 16 && len == 1 << 16 {
+        Le16::new(0xffff)
+    } else {
+        Le16::new(len as u16)
+    }
+}
+
+/// The on-disk file type of an inode of `mode` (`ext2_set_de_type`, `fs_umode_to_ftype`), or 0
+/// if the file system does not record types.
+fn de_type(has_filetype: bool, mode: u16) -> u8 {
+    if !has_filetype {
+        return 0;
+    }
+    match mode & mode::S_IFMT {
+        mode::S_IFREG => ext2::EXT2_FT_REG_FILE,
+        mode::S_IFDIR => ext2::EXT2_FT_DIR,
+        mode::S_IFCHR => ext2::EXT2_FT_CHRDEV,
+        mode::S_IFBLK => ext2::EXT2_FT_BLKDEV,
+        mode::S_IFIFO => ext2::EXT2_FT_FIFO,
+        mode::S_IFSOCK => ext2::EXT2_FT_SOCK,
+        mode::S_IFLNK => ext2::EXT2_FT_SYMLINK,
+        _ => 0,
+    }
+}
+
+/// What a change of a directory ends with (`ext2_handle_dirsync`, which 7.3 runs after every
+/// change): its page cache written and waited for, then the inode.
+fn handle_dirsync(dir: &INode<Ext2Fs>) -> Result {
+    dir.write_and_wait()?;
+    dir.sync_metadata(true)
+}
+
+/// The times and state of a directory whose entries changed (`ext2_add_link`,
+/// `ext2_delete_entry`): modification and change times now, dirty, then synced.
+fn dir_changed(dir: &mut LockedINode<'_, Ext2Fs>) -> Result {
+    dir.set_mtime_ctime_now();
+    dir.mark_dirty();
+    handle_dirsync(dir)
+}
+
+/// Where a new entry goes in a directory page (`ext2_add_link`'s scan).
+enum Slot {
+    /// At the directory's end: a new chunk (`We hit i_size`).
+    End(usize),
+    /// An unused entry at this offset with this `rec_len`.
+    Free(usize, usize),
+    /// After the entry at this offset with this `rec_len`, whose name takes the given length.
+    Split(usize, usize, usize),
+}
+
+/// Adds an entry `name` for inode `ino` of `mode` to directory `dir` (`ext2_add_link`): the
+/// first unused entry or entry with room enough after its name, else a new chunk at the end,
+/// written in place in the page cache and committed; `EEXIST` if the name is there.
+pub(crate) fn add_link(
+    dir: &mut LockedINode<'_, Ext2Fs>,
+    name: &[u8],
+    ino: u32,
+    mode: u16,
+) -> Result {
+    let s = dir.super_block().data();
+    let chunk = s.block_size as usize;
+    let name_len = u8::try_from(name.len()).map_err(|_| ENAMETOOLONG)?;
+    let reclen = rec_len_for(name_len);
+    let size = dir_size(dir);
+    let npages = dir_pages(size);
+    // Up to one page past the last: a directory of whole pages grows into a new one.
+    for n in 0..=npages {
+        let folio = dir_folio(dir, n)?;
+        let last = last_byte(size, n);
+        let slot = folio.with_mapped(0, |page| -> Result<Option<Slot>> {
+            let limit = PAGE.saturating_sub(reclen);
+            let mut p = 0usize;
+            while p <= limit {
+                if p == last {
+                    return Ok(Some(Slot::End(p)));
+                }
+                let h = header_at(page, p)?;
+                if h.rec_len == 0 {
+                    ext2_error!(
+                        dir.super_block(),
+                        "ext2_add_link: zero-length directory entry"
+                    );
+                    return Err(EIO);
+                }
+                if h.ino != 0 && name_matches(page, p, h.name_len, name) {
+                    return Err(EEXIST);
+                }
+                let used = rec_len_for(h.name_len as u8);
+                if h.ino == 0 && h.rec_len >= reclen {
+                    return Ok(Some(Slot::Free(p, h.rec_len)));
+                }
+                if h.rec_len >= used.saturating_add(reclen) {
+                    return Ok(Some(Slot::Split(p, h.rec_len, used)));
+                }
+                p = p.saturating_add(h.rec_len);
+            }
+            Ok(None)
+        })??;
+        let Some(slot) = slot else {
+            continue;
+        };
+        let (at, rec_len, used) = match slot {
+            Slot::End(at) => (at, chunk, None),
+            Slot::Free(at, rec_len) => (at, rec_len, None),
+            Slot::Split(at, rec_len, used) => (at, rec_len, Some(used)),
+        };
+        // Below 2^64 / PAGE pages (the size is an `i64`): no overflow.
+        let base = n.saturating_mul(PAGE as u64);
+        let pos = i64::try_from(base.saturating_add(at as u64))?;
+        let mut wf = WriteFolio::prepare::<Mapper>(dir, folio, pos, rec_len)?;
+        let (de_at, de_len) = match used {
+            Some(used) => {
+                // The entry keeps its name, and the new one takes the rest of its record.
+                let rl = rec_len_to_disk(used);
+                wf.write_record(at.saturating_add(4), &rl)?;
+                (at.saturating_add(used), rec_len.saturating_sub(used))
+            }
+            None => (at, rec_len),
+        };
+        let de = DiskDirEntry {
+            inode: Le32::new(ino),
+            rec_len: rec_len_to_disk(de_len),
+            name_len,
+            file_type: de_type(s.has_filetype(), mode),
+        };
+        wf.write_record(de_at, &de)?;
+        wf.write(de_at.saturating_add(DIR_ENTRY_HEADER), name)?;
+        wf.commit()?;
+        return dir_changed(dir);
+    }
+    // C BUGs: the page past the last always has room.
+    Err(EIO)
+}
+
+/// Removes the entry at byte `offs` of page `n` of directory `dir` (`ext2_delete_entry`): the
+/// previous entry of its chunk takes its record, or, the first of its chunk, it is marked
+/// unused.
+pub(crate) fn delete_entry(dir: &mut LockedINode<'_, Ext2Fs>, n: u64, offs: usize) -> Result {
+    let chunk = dir.super_block().data().block_size as usize;
+    let folio = dir_folio(dir, n)?;
+    let (from, to) = folio.with_mapped(0, |page| -> Result<(usize, usize)> {
+        let h = header_at(page, offs)?;
+        let to = offs.saturating_add(h.rec_len);
+        let mut from = offs & !chunk.saturating_sub(1);
+        let mut p = from;
+        let mut prev = None;
+        while p < offs {
+            let h = header_at(page, p)?;
+            if h.rec_len == 0 {
+                ext2_error!(
+                    dir.super_block(),
+                    "ext2_delete_entry: zero-length directory entry"
+                );
+                return Err(EIO);
+            }
+            prev = Some(p);
+            p = p.saturating_add(h.rec_len);
+        }
+        if let Some(prev) = prev {
+            from = prev;
+        }
+        Ok((from, to))
+    })??;
+    let pos = i64::try_from(n.saturating_mul(PAGE as u64).saturating_add(from as u64))?;
+    let len = to.checked_sub(from).ok_or(EIO)?;
+    let mut wf = WriteFolio::prepare::<Mapper>(dir, folio, pos, len)?;
+    if from != offs {
+        wf.write_record(from.saturating_add(4), &rec_len_to_disk(len))?;
+    }
+    wf.write_record(offs, &Le32::new(0))?;
+    wf.commit()?;
+    dir_changed(dir)
 }
 
 /// Converts an on-disk file type to a `d_type` (`ext2_filetype_table`).

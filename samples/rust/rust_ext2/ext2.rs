@@ -126,6 +126,26 @@ pub(crate) mod fl {
     pub(crate) const DIRSYNC: u32 = 0x0001_0000;
     /// The flags users see (`EXT2_FL_USER_VISIBLE`, `FS_FL_USER_VISIBLE`).
     pub(crate) const USER_VISIBLE: u32 = 0x0003_DFFF;
+    /// What new inodes inherit from their directory (`EXT2_FL_INHERITED`: secure and undelete,
+    /// the compression flags, sync, nodump, noatime, journal data, notail, dirsync).
+    pub(crate) const INHERITED: u32 = 0x0001_C6CF;
+    /// The top of a directory hierarchy (`EXT2_TOPDIR_FL`).
+    pub(crate) const TOPDIR: u32 = 0x0002_0000;
+    /// What suits a regular file (`EXT2_REG_FLMASK`).
+    pub(crate) const REG_FLMASK: u32 = !(DIRSYNC | TOPDIR);
+    /// What suits the other non-directories (`EXT2_OTHER_FLMASK`).
+    pub(crate) const OTHER_FLMASK: u32 = NODUMP | NOATIME;
+
+    /// The flags of a new inode of type `fmt` whose directory has `dir_flags`
+    /// (`ext2_mask_flags` of the inherited ones).
+    pub(crate) fn inherit(fmt: u16, dir_flags: u32) -> u32 {
+        let flags = dir_flags & INHERITED;
+        match fmt {
+            kernel::fs::inode::mode::S_IFDIR => flags,
+            kernel::fs::inode::mode::S_IFREG => flags & REG_FLMASK,
+            _ => flags & OTHER_FLMASK,
+        }
+    }
 }
 
 kernel::on_disk_record! {
@@ -336,6 +356,8 @@ pub(crate) struct Ext2Sb {
     pub(crate) itb_per_group: u32,
     /// The per-group locks (`s_blockgroup_lock`): see [`Ext2Sb::bgl`].
     pub(crate) bgl: Pin<KBox<[SpinLock<()>; BGL_LOCKS]>>,
+    /// The generation of the next new inode (`s_next_generation`), random at mount.
+    pub(crate) next_generation: Atomic<u32>,
 }
 
 impl Ext2Sb {
@@ -451,6 +473,10 @@ pub(crate) struct Ext2Inode {
     /// `i_rwsem`.
     pub(crate) last_alloc: Atomic<u64>,
     pub(crate) last_alloc_physical: Atomic<u32>,
+    /// `i_dtime`: the deletion time, as read, and set when an unlinked inode is evicted.
+    pub(crate) dtime: Atomic<u32>,
+    /// `EXT2_STATE_NEW`: a new inode, whose first write clears its place in the inode table.
+    pub(crate) state_new: Atomic<bool>,
 }
 
 /// What `i_block` holds (`i_data`).

@@ -13,8 +13,8 @@ use kernel::fs::buffer;
 use kernel::fs::dentry::DEntry;
 use kernel::fs::file::File;
 use kernel::fs::inode::{
-    self, high2low_gid, high2low_uid, mode, statx_attr, AclWalk, Attr, Dev, Fiemap, FileAttr,
-    FileType, Flags, INode, INodeOperations, Kstat, LockedINode, NewINode, Timespec,
+    self, high2low_gid, high2low_uid, mode, statx_attr, AclWalk, Attr, Dev, Evicting, Fiemap,
+    FileAttr, FileType, Flags, INode, INodeOperations, Kstat, LockedINode, NewINode, Timespec,
     UncountedINode, WritebackControl,
 };
 use kernel::fs::iomap;
@@ -234,7 +234,7 @@ impl<'a> Arr<'a> {
 
 /// `ext2_free_data`: frees the data blocks of entries `from..to` of `arr`, clearing them, in
 /// runs of contiguous blocks.
-fn free_data(inode: &INode<Ext2Fs>, arr: Arr<'_>, from: usize, to: usize) {
+fn free_data(inode: &UncountedINode<Ext2Fs>, arr: Arr<'_>, from: usize, to: usize) {
     let Ok(entries) = arr.snapshot(from, to) else {
         return;
     };
@@ -262,7 +262,13 @@ fn free_data(inode: &INode<Ext2Fs>, arr: Arr<'_>, from: usize, to: usize) {
 
 /// `ext2_free_branches`: frees the subtrees of `depth` levels of indirect blocks under entries
 /// `from..to` of `arr`, clearing them.
-fn free_branches(inode: &INode<Ext2Fs>, arr: Arr<'_>, from: usize, to: usize, depth: usize) {
+fn free_branches(
+    inode: &UncountedINode<Ext2Fs>,
+    arr: Arr<'_>,
+    from: usize,
+    to: usize,
+    depth: usize,
+) {
     let Some(depth) = depth.checked_sub(1) else {
         return free_data(inode, arr, from, to);
     };
@@ -278,7 +284,7 @@ fn free_branches(inode: &INode<Ext2Fs>, arr: Arr<'_>, from: usize, to: usize, de
 }
 
 /// Frees indirect block `nr` (detached) and the `depth` levels of branches under it.
-fn free_tree(inode: &INode<Ext2Fs>, nr: u32, depth: usize) {
+fn free_tree(inode: &UncountedINode<Ext2Fs>, nr: u32, depth: usize) {
     let sb = inode.super_block();
     let ptrs = (sb.data().block_size / 4) as usize;
     let Ok(bh) = sb.bread(nr.into()) else {
@@ -298,7 +304,7 @@ fn free_tree(inode: &INode<Ext2Fs>, nr: u32, depth: usize) {
 /// `i_rwsem` and invalidate lock (C's `truncate_mutex` serialises this with allocation, which
 /// rust_ext2 does not do yet).
 #[allow(clippy::arithmetic_side_effects)]
-fn truncate_blocks(inode: &INode<Ext2Fs>, offset: i64) {
+fn truncate_blocks(inode: &UncountedINode<Ext2Fs>, offset: i64) {
     let sb = inode.super_block();
     let s = sb.data();
     let data = &inode.data().data;
@@ -396,7 +402,7 @@ fn truncate_blocks(inode: &INode<Ext2Fs>, offset: i64) {
 
 /// Frees the subtree of `depth` levels of indirect blocks rooted at block `nr` (already
 /// detached): `ext2_free_branches(inode, &nr, &nr + 1, depth)`.
-fn free_top(inode: &INode<Ext2Fs>, nr: u32, depth: usize) {
+fn free_top(inode: &UncountedINode<Ext2Fs>, nr: u32, depth: usize) {
     match depth.checked_sub(1) {
         None => {
             crate::balloc::free_blocks(inode, nr, 1);
@@ -419,15 +425,35 @@ pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, _wbc: &WritebackContro
     // `i_faddr`, `i_frag`, `i_fsize` and, but for regular files, `i_dir_acl` stay as read (C
     // writes back what it read).
     let mut raw = DiskInode::from_bytes_copy(&bytes).ok_or(EIO)?;
+    // A new inode's fields that the inode does not track are zero, in all of its place.
+    let new = ei.state_new.load(Relaxed);
+    if new {
+        raw = DiskInode::from_bytes_copy(&[0u8; ext2::EXT2_GOOD_OLD_INODE_SIZE as usize])
+            .ok_or(EIO)?;
+        let zeros = [0u8; 256];
+        let mut at = 0usize;
+        while at < s.inode_size as usize {
+            let n = (s.inode_size as usize).saturating_sub(at).min(zeros.len());
+            bh.write(off.saturating_add(at), &zeros[..n])?;
+            at = at.saturating_add(n);
+        }
+    }
+    let dtime = ei.dtime.load(Relaxed);
     let mode = inode.mode();
     raw.i_mode = Le16::new(mode);
     let (uid, gid) = (inode.uid(), inode.gid());
     if !s.test_opt(ext2::mnt::NO_UID32) {
-        // The low and high 16 bits (`i_dtime` of an inode in use is 0: the high bits are kept).
+        // The low and high 16 bits; a deleted inode's high bits are cleared, as C does for
+        // old kernels that reuse inodes.
         raw.i_uid = Le16::new(uid as u16);
         raw.i_gid = Le16::new(gid as u16);
-        raw.l_i_uid_high = Le16::new((uid >> 16) as u16);
-        raw.l_i_gid_high = Le16::new((gid >> 16) as u16);
+        let (uh, gh) = if dtime == 0 {
+            ((uid >> 16) as u16, (gid >> 16) as u16)
+        } else {
+            (0, 0)
+        };
+        raw.l_i_uid_high = Le16::new(uh);
+        raw.l_i_gid_high = Le16::new(gh);
     } else {
         raw.i_uid = Le16::new(high2low_uid(uid));
         raw.i_gid = Le16::new(high2low_gid(gid));
@@ -442,7 +468,7 @@ pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, _wbc: &WritebackContro
     raw.i_ctime = Le32::new(inode.ctime().secs as u32);
     raw.i_mtime = Le32::new(inode.mtime().secs as u32);
     raw.i_blocks = Le32::new(inode.blocks() as u32);
-    raw.i_dtime = Le32::new(0);
+    raw.i_dtime = Le32::new(dtime);
     raw.i_flags = Le32::new(ei.flags);
     raw.i_file_acl = Le32::new(ei.file_acl);
     let fmt = mode & mode::S_IFMT;
@@ -472,7 +498,11 @@ pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, _wbc: &WritebackContro
         raw.i_block = ei.data.to_disk();
     }
     bh.write_record(off, &raw)?;
-    bh.mark_dirty()
+    bh.mark_dirty()?;
+    if new {
+        ei.state_new.store(false, Relaxed);
+    }
+    Ok(())
 }
 
 /// `ext2_sync_inode_metadata`: after [`write_inode`] in a data-integrity writeback (`fsync`),
@@ -491,6 +521,34 @@ pub(crate) fn sync_inode_metadata(inode: &UncountedINode<Ext2Fs>) -> Result {
         return Err(EIO);
     }
     Ok(())
+}
+
+/// `ext2_evict_inode`: an inode with links left has its indirect blocks written; an unlinked
+/// one gets its deletion time written, its blocks and xattr block freed, and, once cleared, its
+/// number.
+pub(crate) fn evict_inode(evicting: &mut Evicting<'_, Ext2Fs>) {
+    let inode = evicting.inode();
+    if !evicting.unlinked() {
+        let _ = inode.sync_metadata_buffers();
+        return;
+    }
+    let sb = inode.super_block();
+    let _intwrite = sb.start_intwrite();
+    let ei = inode.data();
+    // `ktime_get_real_seconds`, stored as C's 32-bit field.
+    ei.dtime.store(Timespec::now().secs as u32, Relaxed);
+    evicting.mark_dirty();
+    let _ = evicting.sync_metadata(inode.needs_sync());
+    evicting.set_size(0);
+    let fmt = ei.mode & mode::S_IFMT;
+    let maps_blocks = (fmt == mode::S_IFREG || fmt == mode::S_IFDIR || fmt == mode::S_IFLNK)
+        && !ei.is_fast_symlink(sb.data().block_size);
+    if inode.blocks() != 0 && maps_blocks {
+        truncate_blocks(inode, 0);
+    }
+    xattr::delete_inode(inode);
+    evicting.clear();
+    crate::ialloc::free_inode(inode);
 }
 
 /// The device number of a device inode, from its `i_block` (`ext2_iget`).
@@ -522,7 +580,7 @@ fn inode_location(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<(ARef<buffer::Hea
     Ok((bh, off))
 }
 
-fn vfs_flags(flags: u32) -> Flags {
+pub(crate) fn vfs_flags(flags: u32) -> Flags {
     let vfs = |fl: u32, vfs: Flags| if flags & fl != 0 { vfs } else { Flags::NONE };
     vfs(ext2::fl::SYNC, Flags::SYNC)
         | vfs(ext2::fl::APPEND, Flags::APPEND)
@@ -1149,6 +1207,8 @@ fn read_inode(
                 .unwrap_or(0) as u32,
             last_alloc: Atomic::new(0),
             last_alloc_physical: Atomic::new(0),
+            dtime: Atomic::new(dtime),
+            state_new: Atomic::new(false),
         },
     })
 }

@@ -3,7 +3,8 @@
 //! Name lookup in directories (`fs/ext2/namei.c`, `ext2_find_entry` of `fs/ext2/dir.c`).
 
 use crate::dir::{
-    dir_folio, dir_pages, dir_size, header_at, last_byte, name_matches, rec_len_for, EntryHeader,
+    self, dir_folio, dir_pages, dir_size, header_at, last_byte, name_matches, rec_len_for,
+    EntryHeader,
 };
 use crate::ext2;
 use crate::ext2::Ext2Fs;
@@ -11,7 +12,9 @@ use crate::inode::iget;
 use crate::superblock::ext2_error;
 use crate::xattr;
 use kernel::fs::dentry::{self, DEntry};
-use kernel::fs::inode::{AclWalk, Attr, FileAttr, INode, INodeOperations, Kstat, LockedINode};
+use kernel::fs::inode::{
+    AclWalk, Attr, FileAttr, INode, INodeOperations, Instantiated, Kstat, LockedINode, Negative,
+};
 use kernel::fs::posix_acl::{self, Acl};
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
@@ -22,6 +25,12 @@ use kernel::sync::atomic::Relaxed;
 /// As in C, the search starts at the page where the previous lookup in `dir` succeeded, so that
 /// looking up the names of a directory in readdir order does not rescan it from the start.
 pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u32>> {
+    Ok(find_entry(dir, name)?.map(|(ino, _, _)| ino))
+}
+
+/// Finds `name` in directory `dir` (`ext2_find_entry`), returning its inode number, page and
+/// offset in the page.
+fn find_entry(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<(u32, u64, usize)>> {
     let size = dir_size(dir);
     let npages = dir_pages(size);
     if npages == 0 {
@@ -41,7 +50,7 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
     loop {
         let folio = dir_folio(dir, n)?;
         let last = last_byte(size, n);
-        let found = folio.with_mapped(0, |page| -> Result<Option<u32>> {
+        let found = folio.with_mapped(0, |page| -> Result<Option<(u32, u64, usize)>> {
             let mut p = 0usize;
             while p.saturating_add(rec_len_for(1)) <= last {
                 let EntryHeader {
@@ -58,7 +67,7 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
                     return Err(EIO);
                 }
                 if ino != 0 && name_matches(page, p, name_len, name) {
-                    return Ok(Some(ino));
+                    return Ok(Some((ino, n, p)));
                 }
                 p = p.saturating_add(rec_len);
             }
@@ -74,14 +83,16 @@ pub(crate) fn inode_by_name(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<u
         if n >= npages {
             n = 0;
         }
-        // The next page is past the blocks the directory has.
-        if n > u64::from(data.blocks >> (kernel::page::PAGE_SHIFT - 9)) {
+        // The next page is past the blocks the directory has (`i_blocks` now: creates grow
+        // the directory).
+        let blocks = dir.blocks();
+        if n > blocks >> (kernel::page::PAGE_SHIFT - 9) {
             ext2_error!(
                 dir.super_block(),
                 "ext2_find_entry: dir {} size {} exceeds block count {}",
                 dir.ino(),
                 dir.size(),
-                data.blocks
+                blocks
             );
             return Ok(None);
         }
@@ -121,6 +132,33 @@ impl INodeOperations for DirOps {
             },
         };
         dentry.splice_alias(inode)
+    }
+
+    /// `ext2_create`.
+    fn create<'a>(
+        dir: &mut LockedINode<'_, Ext2Fs>,
+        dentry: Negative<'a, Ext2Fs>,
+        mode: u16,
+    ) -> Result<Instantiated<'a>> {
+        let inode = crate::ialloc::new_inode(dir, mode)?;
+        // A name longer than `EXT2_NAME_LEN` was refused by the lookup before.
+        dir::add_link(dir, dentry.name(), inode.ino() as u32, inode.mode())?;
+        dentry.instantiate_new(inode)
+    }
+
+    /// `ext2_unlink`.
+    fn unlink(
+        dir: &mut LockedINode<'_, Ext2Fs>,
+        dentry: &DEntry<Ext2Fs>,
+        inode: &mut LockedINode<'_, Ext2Fs>,
+    ) -> Result {
+        let (_, n, offs) = find_entry(dir, dentry.name_in(dir)?)?.ok_or(ENOENT)?;
+        dir::delete_entry(dir, n, offs)?;
+        inode.set_ctime(dir.ctime());
+        if inode.nlink() != 0 {
+            inode.dec_link_count()?;
+        }
+        Ok(())
     }
 
     fn listxattr(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {

@@ -21,6 +21,7 @@ mod balloc;
 mod dir;
 mod ext2;
 mod file;
+mod ialloc;
 mod inode;
 mod ioctl;
 mod namei;

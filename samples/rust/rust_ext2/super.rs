@@ -9,7 +9,7 @@ use crate::{inode, xattr};
 use kernel::fs::buffer::Head;
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::export::ExportOperations;
-use kernel::fs::inode::{INode, Timespec, UncountedINode, WritebackControl};
+use kernel::fs::inode::{Evicting, INode, Timespec, UncountedINode, WritebackControl};
 use kernel::fs::ondisk::{Le16, Le32, Le64};
 use kernel::fs::param::{self, Constant, Constants, Param, Spec, Value};
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
@@ -658,6 +658,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 blocks_per_group,
                 itb_per_group,
                 bgl,
+                next_generation: Atomic::new(kernel::fs::inode::random_u32()),
             },
         })
     }
@@ -863,6 +864,10 @@ impl SuperOperations for Ext2Fs {
     }
 
     /// `ext2_freeze`: the file system is valid on disk while frozen.
+    fn evict_inode(inode: &mut Evicting<'_, Self>) {
+        inode::evict_inode(inode)
+    }
+
     fn freeze_fs(sb: &SuperBlock<Self>) -> Result {
         restore_state(sb.data(), false)
     }

@@ -8,7 +8,7 @@
 use crate::ext2::{Ext2Fs, XattrEntry, XattrHeader};
 use crate::superblock::ext2_error;
 use kernel::fs::dentry::DEntry;
-use kernel::fs::inode::INode;
+use kernel::fs::inode::{INode, UncountedINode};
 use kernel::fs::ondisk::Le32;
 use kernel::fs::posix_acl;
 use kernel::fs::xattr::{Handler, Handlers, XattrHandler};
@@ -237,5 +237,62 @@ impl<N: Namespace> XattrHandler for NsHandler<N> {
             return Err(EOPNOTSUPP);
         }
         get(inode, N::INDEX, name, buf)
+    }
+}
+
+/// Releases the xattr block of an unlinked inode being evicted (`ext2_xattr_delete_inode`):
+/// freed if this inode was its only user, else its reference count lowered. Errors are
+/// reported as C reports them and leave the block alone.
+pub(crate) fn delete_inode(inode: &UncountedINode<Ext2Fs>) {
+    let acl = inode.data().file_acl;
+    if acl == 0 {
+        return;
+    }
+    let sb = inode.super_block();
+    if !crate::balloc::data_block_valid(sb.data(), acl, 1) {
+        ext2_error!(
+            sb,
+            "inode {}: xattr block {} is out of data blocks range",
+            inode.ino(),
+            acl
+        );
+        return;
+    }
+    let Ok(bh) = sb.bread(acl.into()) else {
+        ext2_error!(sb, "inode {}: block {} read error", inode.ino(), acl);
+        return;
+    };
+    let mut raw = [0u8; HEADER_SIZE];
+    let header = bh
+        .read(0, &mut raw)
+        .ok()
+        .and_then(|()| XattrHeader::from_bytes_copy(&raw))
+        .filter(|h| h.h_magic.get() == EXT2_XATTR_MAGIC && h.h_blocks.get() == 1);
+    let Some(mut h) = header else {
+        ext2_error!(sb, "inode {}: bad block {}", inode.ino(), acl);
+        return;
+    };
+    let guard = bh.lock();
+    // Under the buffer lock, as C reads the count again there.
+    let refcount = bh
+        .read(0, &mut raw)
+        .ok()
+        .and_then(|()| XattrHeader::from_bytes_copy(&raw))
+        .map_or(h.h_refcount.get(), |h| h.h_refcount.get());
+    if refcount == 1 {
+        crate::balloc::free_blocks(inode, acl, 1);
+        drop(guard);
+        kernel::fs::buffer::Head::forget(bh);
+    } else {
+        h.h_refcount = Le32::new(refcount.wrapping_sub(1));
+        let _ = bh.write_record(
+            core::mem::offset_of!(XattrHeader, h_refcount),
+            &h.h_refcount,
+        );
+        drop(guard);
+        let _ = bh.mark_dirty();
+        if inode.needs_sync() {
+            let _ = bh.sync();
+        }
     }
 }

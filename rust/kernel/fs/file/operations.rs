@@ -418,9 +418,10 @@ impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> FileOperationsVT
             return unsafe { bindings::generic_file_write_iter(iocb, from) };
         }
         // A direct write through the page cache: written as a buffered one, then the range
-        // written to the device and dropped from the page cache (`direct_write_fallback`
-        // after `generic_perform_write`, which C ext2 does where iomap gives up).
-        // SAFETY: As above; the flag is restored for the caller.
+        // written to the device and dropped from the page cache (`direct_write_fallback`, as C
+        // ext2 does where iomap gives up, with nothing written directly).
+        // SAFETY: As above; the flag is restored for the caller. `direct_write_fallback` gets
+        // the request after the buffered write of `ret` bytes ending at `ki_pos`.
         unsafe {
             (*iocb).ki_flags = flags & !direct;
             let ret = bindings::generic_file_write_iter(iocb, from);
@@ -428,19 +429,7 @@ impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> FileOperationsVT
             if ret <= 0 {
                 return ret;
             }
-            let mapping = (*(*iocb).ki_filp).f_mapping;
-            let end = (*iocb).ki_pos;
-            let start = end - ret as i64;
-            let err = bindings::filemap_write_and_wait_range(mapping, start, end - 1);
-            if err != 0 {
-                return err as isize;
-            }
-            bindings::invalidate_mapping_pages(
-                mapping,
-                (start >> bindings::PAGE_SHIFT) as usize,
-                ((end - 1) >> bindings::PAGE_SHIFT) as usize,
-            );
-            ret
+            bindings::direct_write_fallback(iocb, from, 0, ret)
         }
     }
     // patch: end

@@ -32,7 +32,7 @@ use core::{mem::ManuallyDrop, ptr};
 ///
 /// [`SuperBlock::iget`]: crate::fs::sb::SuperBlock::iget
 pub struct NewINode<T: FileSystem>(
-    ManuallyDrop<ARef<INode<T>>>,
+    pub(super) ManuallyDrop<ARef<INode<T>>>,
     pub(crate) bool,
     // patch: link
     Option<super::InlineLink<T>>,
@@ -98,7 +98,20 @@ impl<T: FileSystem> NewINode<T> {
     /// no `write_begin` and `write_end`.
     // patch: end
     #[inline]
-    pub(crate) fn init(self, params: INodeParams<T>) -> Result<ARef<INode<T>>> {
+    pub(crate) fn init(mut self, params: INodeParams<T>) -> Result<ARef<INode<T>>> {
+        self.fill(params)?;
+        // SAFETY: The inode is new (`I_NEW`) and initialised now; `unlock_new_inode` orders
+        // the stores of `fill` before the wakeup of those waiting for it.
+        unsafe { bindings::unlock_new_inode(self.as_ptr()) };
+        let me = ManuallyDrop::new(self);
+        // SAFETY: `me` is never used or dropped again, so the reference it owns is moved out
+        // exactly once. The inode is initialised now, so it's fine to hand it out.
+        Ok(ManuallyDrop::into_inner(unsafe { ptr::read(&me.0) }))
+    }
+
+    /// Writes `params` into the new inode, which stays locked (`I_NEW`): see
+    /// [`NewINode::init`].
+    pub(super) fn fill(&mut self, params: INodeParams<T>) -> Result {
         let inode_ptr = self.0.as_ptr();
         let mode = (params.typ.mode_bits() | (u32::from(params.mode) & 0o7777)) as u16;
         // Special inodes get the operations of their kind from `init_special_inode` below.
@@ -113,7 +126,7 @@ impl<T: FileSystem> NewINode<T> {
             !aops.is_null() && (*aops).read_folio.is_some()
         };
         if self.1 && !special && !read_folio {
-            // `self` is dropped: `iget_failed`.
+            // The caller drops `self`: `iget_failed`.
             return Err(EINVAL);
         }
         // patch: write
@@ -134,7 +147,7 @@ impl<T: FileSystem> NewINode<T> {
         // patch: end
 
         // SAFETY: The inode is new (`I_NEW`), so no one else looks at its fields until it is
-        // unlocked below; `inode_ptr` is valid.
+        // unlocked; `inode_ptr` is valid.
         unsafe {
             let inode = &mut *inode_ptr;
             inode.i_mode = mode;
@@ -201,14 +214,8 @@ impl<T: FileSystem> NewINode<T> {
                 }
             }
             // patch: end
-
-            bindings::unlock_new_inode(inode);
         }
-
-        let me = ManuallyDrop::new(self);
-        // SAFETY: `me` is never used or dropped again, so the reference it owns is moved out
-        // exactly once. The inode is initialised now, so it's fine to hand it out.
-        Ok(ManuallyDrop::into_inner(unsafe { ptr::read(&me.0) }))
+        Ok(())
     }
 }
 

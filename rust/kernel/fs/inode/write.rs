@@ -100,13 +100,13 @@ impl<T: FileSystem> UncountedINode<T> {
     }
 }
 
-impl<T: FileSystem> INode<T> {
+impl<T: FileSystem> UncountedINode<T> {
     /// Marks the inode dirty (`mark_inode_dirty`): writeback will write it with
     /// [`SuperOperations::write_inode`](crate::fs::sb::SuperOperations::write_inode).
     #[inline]
     pub fn mark_dirty(&self) {
-        // SAFETY: The inode is valid (we hold a reference) and hashed (initialised inodes of
-        // the bindings are: `SuperBlock::iget`); `mark_inode_dirty` takes the locks it needs.
+        // SAFETY: The inode is valid and initialised; `mark_inode_dirty` takes the locks it
+        // needs, and leaves unhashed inodes and inodes being freed off the writeback lists.
         unsafe { bindings::mark_inode_dirty(self.as_ptr()) }
     }
 }
@@ -291,13 +291,14 @@ impl WritebackControl {
 }
 
 // patch: trunc
-impl<T: FileSystem> INode<T> {
-    /// Waits for the direct I/O in flight on the inode to finish (`inode_dio_wait`), as a
-    /// truncate does before it frees blocks that I/O may use. May sleep.
+impl<T: FileSystem> UncountedINode<T> {
+    /// Returns whether changes to the inode must reach the disk before the call that made them
+    /// returns (`inode_needs_sync`: the `sync` mount option, the inode's sync flag, or the
+    /// `dirsync` ones for a directory).
     #[inline]
-    pub fn dio_wait(&self) {
-        // SAFETY: The inode is valid (we hold a reference).
-        unsafe { bindings::inode_dio_wait(self.as_ptr()) }
+    pub fn needs_sync(&self) -> bool {
+        // SAFETY: The inode is valid; the flags are read once.
+        unsafe { bindings::inode_needs_sync(self.as_ptr()) != 0 }
     }
 
     /// Subtracts `bytes` from the space the inode uses (`inode_sub_bytes`: `i_blocks` and
@@ -309,14 +310,15 @@ impl<T: FileSystem> INode<T> {
         // below zero wraps, as in C, without other harm.
         unsafe { bindings::inode_sub_bytes(self.as_ptr(), bytes as i64) }
     }
+}
 
-    /// Returns whether changes to the inode must reach the disk before the call that made them
-    /// returns (`inode_needs_sync`: the `sync` mount option, the inode's sync flag, or the
-    /// `dirsync` ones for a directory).
+impl<T: FileSystem> INode<T> {
+    /// Waits for the direct I/O in flight on the inode to finish (`inode_dio_wait`), as a
+    /// truncate does before it frees blocks that I/O may use. May sleep.
     #[inline]
-    pub fn needs_sync(&self) -> bool {
-        // SAFETY: The inode is valid; the flags are read once.
-        unsafe { bindings::inode_needs_sync(self.as_ptr()) != 0 }
+    pub fn dio_wait(&self) {
+        // SAFETY: The inode is valid (we hold a reference).
+        unsafe { bindings::inode_dio_wait(self.as_ptr()) }
     }
 
     /// Writes the inode (not its data) and waits for it if `wait` (`sync_inode_metadata`): the
