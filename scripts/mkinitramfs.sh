@@ -13,11 +13,13 @@ for app in $("$root/bin/busybox" --list); do
 	[ "$app" = busybox ] || ln -sf busybox "$root/bin/$app"
 done
 install -m 755 "$REPO/scripts/vm-init.sh" "$root/init"
-# Host tools that busybox lacks (attr's getfattr/setfattr, fstests' fsx, and
+# Host tools that busybox lacks (attr's getfattr/setfattr, fstests' fsx and
+# fsstress, and
 # EXTRA_TOOLS such as perf for make bench PERF=...), with their libraries.
 "$REPO/scripts/fstests-build.sh" >&2
 fsx=$CACHE/fstests/fstests/ltp/fsx
-for tool in getfattr setfattr e2fsck mke2fs "$fsx" ${EXTRA_TOOLS:-}; do
+fsstress=$CACHE/fstests/fstests/ltp/fsstress
+for tool in getfattr setfattr e2fsck mke2fs "$fsx" "$fsstress" ${EXTRA_TOOLS:-}; do
 	bin=$(command -v "$tool") || { echo "mkinitramfs: $tool missing (make setup installs attr and linux-perf, and builds fstests)" >&2; exit 1; }
 	install -D -m 755 "$bin" "$root/usr/bin/$(basename "$tool")"
 	for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do

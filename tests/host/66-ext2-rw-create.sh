@@ -20,9 +20,9 @@ w=$REPO/out/rw-create
 rm -rf "$w"; mkdir -p "$w"
 cp tests/host/66-ops.py "$w/ops.py"
 drives=() names=()
-add() { # NAME MOUNT-OPTS MANY BS MKE2FS-OPTS...
-	local name=$1 mo=$2 many=$3 bs=$4 img t
-	shift 4
+add() { # NAME MOUNT-OPTS MANY SIZE BS MKE2FS-OPTS...
+	local name=$1 mo=$2 many=$3 size=$4 bs=$5 img t
+	shift 5
 	t=$w/$name.tree
 	mkdir -p "$t/d"
 	head -c 70000 /dev/urandom > "$t/keep"
@@ -30,14 +30,14 @@ add() { # NAME MOUNT-OPTS MANY BS MKE2FS-OPTS...
 	ln "$t/hard" "$t/hard2"
 	: > "$t/xf"
 	img=$w/$name.c.img
-	mke2fs -q -F -t ext2 -I 128 -b "$bs" -d "$t" "$@" "$img" 16M > /dev/null 2>&1 || { echo "FAIL ext2-rw-create: mke2fs $*"; exit 0; }
+	mke2fs -q -F -t ext2 -I 128 -b "$bs" -d "$t" "$@" "$img" "$size" > /dev/null 2>&1 || { echo "FAIL ext2-rw-create: mke2fs $*"; exit 0; }
 	debugfs -w -R "ea_set xf user.test value" "$img" > /dev/null 2>&1
 	cp "$img" "$w/$name.r.img"
 	pair_drives "$img" "$w/$name.r.img"
 	names+=("$name $mo $many")
 }
-# NAME:mount options:files:block size:mke2fs options, ':' for ' '
-for c in 1k-r0:noreservation:300:1024:-r:0 2k-r1:noreservation:300:2048 4k-r1:noreservation:2000:4096 1k-r1-sync:sync,noreservation:100:1024; do
+# NAME:mount options:files:size:block size:mke2fs options, ':' for ' '
+for c in 1k-r0:noreservation:300:16M:1024:-r:0 2k-r1:noreservation:300:16M:2048 4k-r1:noreservation:10000:64M:4096 1k-r1-sync:sync,noreservation:100:16M:1024; do
 	IFS=: read -r -a a <<< "$c"
 	add "${a[@]}"
 done
@@ -69,6 +69,9 @@ while read -r name _; do
 	c=$w/$name.c.out
 	if ! pair_same ext2-rw-create "$w" "$name"; then
 		:
+	elif grep -q '^Traceback' "$c"; then
+		echo "FAIL ext2-rw-create-$name: the script stopped on C ext2 too:"
+		grep -A8 '^Traceback' "$c" | sed 's/^/    /'
 	elif ! grep -qx 'e2fsck -fn: exit 0' "$c"; then
 		echo "FAIL ext2-rw-create-$name: e2fsck not clean on both"
 	else

@@ -26,9 +26,9 @@ debugfs -w -f - "$IMGDIR/rw.img" > /dev/null 2>&1 <<-EOT
 	freeb $rwit
 EOT
 # Empty images for the debug kernel's write test (tests/vm/26-ext2-rw-write.sh),
-# one per block size, with the empty files it writes (rust_ext2 does not
-# create files yet).
-mkdir -p "$WORK/rww"
+# one per block size, with the empty files it writes and the directories of
+# fsstress's four processes (rust_ext2 does not make directories yet).
+mkdir -p "$WORK/rww" "$WORK/rww/p0" "$WORK/rww/p1" "$WORK/rww/p2" "$WORK/rww/p3"
 for f in fsx.buf fsx.dio w1 w2 w3 w4 fill; do : > "$WORK/rww/$f"; done
 for bs in 1024 2048 4096; do
 	mke2fs -q -F -t ext2 -I 128 -b "$bs" -d "$WORK/rww" "$IMGDIR/rww-$bs.img" 32M

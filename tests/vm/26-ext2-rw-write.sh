@@ -6,17 +6,20 @@
 # operations on a file through the page cache and 10,000 with O_DIRECT
 # (mapped reads and writes off: shared writable mappings are not served yet;
 # fsx checks every read against its model of the file), then four writers
-# of four files with two readers reading them, then a file filled to
-# ENOSPC; after the unmount e2fsck -fn must be clean. fsx keeps its logs
-# in /tmp (-P): rust_ext2 does not create files yet. The run fails on any
-# splat in the kernel log (the harness). 64-ext2-rw-write compares the
-# results of writes with C ext2's.
+# of four files with two readers reading them, then fstests' fsstress with
+# four processes limited to what rust_ext2 serves (creat, unlink, write,
+# writev, O_DIRECT writes and reads, reads, mapped reads, truncate, fsync,
+# fdatasync, getdents, stat, chown, fiemap, splice, copy_file_range; no
+# directories, links or renames yet), then a file filled to ENOSPC; after
+# the unmount e2fsck -fn must be clean. The run fails on any splat in the
+# kernel log (the harness). 64-ext2-rw-write and 66-ext2-rw-create compare
+# the results of writes, creates and unlinks with C ext2's.
 . /tests/lib.sh
 rmmod rust_ext2 2> /dev/null || true
 modprobe rust_ext2 writes=1
 trap 'umount /mnt/rw 2> /dev/null; losetup -d /dev/loop7 2> /dev/null' EXIT
 mkdir -p /mnt/rw
-ops=0
+ops=0 stress=0
 for bs in 1024 2048 4096; do
 	cp "$(disk rww-$bs)" /tmp/rww.img
 	losetup /dev/loop7 /tmp/rww.img
@@ -41,6 +44,12 @@ for bs in 1024 2048 4096; do
 	rm /tmp/readers
 	for p in $readers; do wait $p || true; done
 	for n in 1 2 3 4; do expect_eq "size of w$n" "$(stat -c %s /mnt/rw/w$n)" 2100000; done
+	fsstress -d /mnt/rw -p 4 -n 1500 -s "$bs" -z -f creat=4 -f unlink=3 -f write=4 \
+		-f writev=2 -f dwrite=2 -f read=2 -f readv=1 -f dread=1 -f mread=1 -f truncate=2 \
+		-f fsync=1 -f fdatasync=1 -f getdents=1 -f stat=2 -f chown=1 -f fiemap=1 \
+		-f splice=1 -f copyrange=1 > /tmp/fsstress.log 2>&1 ||
+		{ tail -30 /tmp/fsstress.log; fail "fsstress, $bs-byte blocks"; }
+	stress=$((stress + 6000))
 	dd if=/dev/zero of=/mnt/rw/fill bs=65536 2> /tmp/dd.log && fail "fill: no ENOSPC"
 	grep -q 'No space left' /tmp/dd.log || { cat /tmp/dd.log; fail "fill: not ENOSPC"; }
 	umount /mnt/rw
@@ -50,4 +59,4 @@ for bs in 1024 2048 4096; do
 done
 trap - EXIT
 rmmod rust_ext2
-echo "PASS ext2-rw-write ($ops fsx operations buffered and O_DIRECT, 4 writers with 2 readers, a full file system, on 1, 2 and 4 KiB blocks: fsx and e2fsck clean)"
+echo "PASS ext2-rw-write ($ops fsx operations buffered and O_DIRECT, 4 writers with 2 readers, $stress fsstress operations in 4 processes, a full file system, on 1, 2 and 4 KiB blocks: fsx and e2fsck clean)"
