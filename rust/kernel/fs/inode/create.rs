@@ -89,7 +89,8 @@ impl<T: FileSystem> NewINode<T> {
 
     /// Initialises a new inode from [`SuperBlock::new_inode`] with `params` and keeps it locked
     /// (`I_NEW`) until it is given a name with [`Negative::instantiate_new`]: the returned
-    /// [`Created`] discards it when dropped. Fails as [`NewINode::init`] does.
+    /// [`Created`] discards it when dropped. Fails as the initialisation in
+    /// [`SuperBlock::iget`] does.
     pub fn init_created(mut self, params: INodeParams<T>) -> Result<Created<T>> {
         self.fill(params)?;
         let me = ManuallyDrop::new(self);
