@@ -2,7 +2,7 @@
 # make bench [QUICK=1] [REPS=5] [CASES="find-stat tar"]: one boot of the base kernel; for each case
 # (reads: seq-read holes-read rand-read find-stat getdents tar; writes, on a
 # fresh file system each run: seq-write seq-write-fsync overwrite dio-write
-# truncate)
+# truncate small-files)
 # (tests/vm/90-bench.sh) C ext2 and rust_ext2 on the same 4 KiB-block image,
 # alternating; report median/min/max and the rust/C ratio of the medians as a
 # Markdown table in out/bench.md (and on stdout).
@@ -15,7 +15,7 @@ rm -rf "$out"; mkdir -p "$IMGDIR/expected"
 # Only write cases asked for: they make their own file systems, the read
 # image can be the small one.
 img_quick=${QUICK:-}
-if [ -n "${CASES:-}" ] && ! tr ' ' '\n' <<< "$CASES" | grep -qvE '^(seq-write|seq-write-fsync|overwrite|dio-write|truncate|)$'; then
+if [ -n "${CASES:-}" ] && ! tr ' ' '\n' <<< "$CASES" | grep -qvE '^(seq-write|seq-write-fsync|overwrite|dio-write|truncate|small-files|)$'; then
 	img_quick=1
 fi
 QUICK=$img_quick "$REPO/tests/bench/mkbench.sh" || exit 1
@@ -70,7 +70,7 @@ opt = lambda x: "-" if x is None else "%.3f" % x
 print("| case | C ext2 median (min-max) s | rust_ext2 median (min-max) s | rust/C (medians) | rust/C (minima) | rust/C (paired, order-balanced) | order: first/second run |")
 print("|---|---|---|---|---|---|---|")
 order = ["seq-read", "holes-read", "rand-read", "find-stat", "getdents", "tar",
-         "seq-write", "seq-write-fsync", "overwrite", "dio-write", "truncate"]
+         "seq-write", "seq-write-fsync", "overwrite", "dio-write", "truncate", "small-files"]
 for case in order:
     for mode in ("cold", "warm"):
         d = res.get((case, mode))

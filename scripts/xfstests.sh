@@ -1,6 +1,14 @@
 #!/bin/bash
 # make xfstests [TESTS="generic/001 ..."] [GROUP=quick] [FSTYP=ext2] [JOBS=N]
-#               [FRESH=1] [AGAIN=1] [READBACK=0] [CONFIG=base]
+#               [FRESH=1] [AGAIN=1] [READBACK=0] [CONFIG=base] [RUST=1]
+#
+# RUST=1: the file system under test is rust_ext2 itself, in the same kernel:
+# the guest boots with C ext2's initcall kept from running
+# (initcall_blacklist=init_ext2_fs) and loads rust_ext2 with as_ext2=1
+# writes=1, so that everything that mounts "ext2" gets it; the guest proves
+# it ($OUT/proof: C ext2 blacklisted, the rust_ext2 module in use with
+# TEST_DEV mounted as ext2). There is no C ext2 to read back with
+# (READBACK=0); the verdicts are compared with C ext2's baseline.
 #
 # Runs fstests (a pinned upstream snapshot, or $FSTESTS_DIR) on the project's
 # kernel in virtme-ng: the host's root over 9p, two virtio-blk disks per VM
@@ -21,6 +29,8 @@ set -uo pipefail
 FSTYP=${FSTYP:-ext2}
 JOBS=${JOBS:-1}
 export READBACK=${READBACK:-1}
+RUST=${RUST:-0}
+[ "$RUST" = 1 ] && READBACK=0
 OUT=${OUT:-$REPO/out/xfstests}
 XT=$REPO/tests/xfstests
 BASELINE=${BASELINE:-$XT/baseline-$FSTYP}
@@ -83,6 +93,7 @@ harvest() {
 		cat "$w/readback.log" >> "$OUT/readback.log" 2>/dev/null
 		mkdir -p "$OUT/results"
 		cp -a "$w/results/." "$OUT/results/" 2>/dev/null
+		cat "$w/proof" >> "$OUT/proof" 2>/dev/null
 		for f in console check dmesg; do
 			cp "$w/$f.log" "$OUT/$f-$(basename "$w").log" 2>/dev/null
 		done
@@ -113,20 +124,22 @@ shard() { # N
 	[ -s "$w/tests" ] || return 0
 	truncate -s "${DISK_SIZE:-4G}" "$w/test.img" "$w/scratch.img"
 	mkfs.ext2 -q -F "$w/test.img" >/dev/null
-	local mod=
+	local mod= append=()
 	[ "$as_ext2" = 1 ] || mod=$(find "$KBUILD_OUT/modinst" -name rust_ext2.ko | head -1)
+	[ "$RUST" = 1 ] && append=(--append initcall_blacklist=init_ext2_fs)
 	cat > "$w/env" <<-EOF
 	FT=$FT
 	XT=$XT
 	FSTYP=$FSTYP
 	READBACK=${READBACK:-1}
+	RUST=$RUST
 	RUST_EXT2_KO=$mod
 	TOOLS=$tools
 	EOF
 	# vng hides /var/cache behind a tmpfs: the kernel's build (modules), the
 	# tools and fstests come back as their own shares, side by side (a share
 	# mounted inside another one would be covered by it).
-	"$vng" --run "$kimg" --disable-kvm --force-9p --user root --memory 2G --cpus "$cpus" \
+	"$vng" --run "$kimg" --disable-kvm --force-9p --user root --memory 2G --cpus "$cpus" "${append[@]}" \
 		--rodir "$KBUILD_OUT" --rodir "$tools" --rwdir "$w" --rwdir "$FT" \
 		"--qemu-opts=-drive file=$w/test.img,if=virtio,format=raw,cache=unsafe -drive file=$w/scratch.img,if=virtio,format=raw,cache=unsafe" \
 		--exec "bash $XT/guest.sh $w" > "$w/console.log" 2>&1
@@ -149,4 +162,6 @@ fi
 wall=$(( $(date +%s) - start ))
 
 harvest
-FSTESTS_TREE=$FT "$XT/summary.py" "$OUT" "$BASELINE" "$list" "$wall"
+label=xfstests
+[ "$RUST" = 1 ] && label=xfstests-rust
+SUMMARY_LABEL=$label FSTESTS_TREE=$FT "$XT/summary.py" "$OUT" "$BASELINE" "$list" "$wall"

@@ -20,7 +20,7 @@ cd "$(dirname "$0")/../.."
 [ -x "$CACHE/venv/bin/vng" ] || { echo "FAIL ext2-rw-write: virtme-ng missing (make setup)"; exit 0; }
 w=$REPO/out/rw-write
 rm -rf "$w"; mkdir -p "$w"
-cp tests/host/64-ops.py "$w/ops.py"
+cp tests/host/64-ops.py "$w/ops.py"; cp tests/host/pairlib.py "$w/"
 drives=() names=() opts=()
 files="seq seq2 rand app sparse dio sync big fill"
 add() { # NAME MOUNT-OPTS BS MKE2FS-OPTS...

@@ -5,25 +5,12 @@
 # first block by the writer's pid (ext2_find_near's colour, pid % 16): the
 # steps run in a process whose pid is 0 mod 16, on both drivers.
 import errno, hashlib, mmap, os, random, sys
+from pairlib import fork16
 
 mp, bs = sys.argv[1], int(sys.argv[2])
 p = bs // 4
 D, I = 12, 12 + p                       # first indirect, double-indirect block
 DD = I + p * p                          # first triple-indirect block
-
-
-def fork16():
-    """Forks until a child's pid is 0 mod 16: returns True in that child, and
-    False in the caller once the child has exited (the others exit at once)."""
-    while True:
-        pid = os.fork()
-        if pid == 0:
-            if os.getpid() % 16 == 0:
-                return True
-            os._exit(0)
-        os.waitpid(pid, 0)
-        if pid % 16 == 0:
-            return False
 
 
 def data(tag, n):

@@ -18,7 +18,7 @@ cd "$(dirname "$0")/../.."
 [ -x "$CACHE/venv/bin/vng" ] || { echo "FAIL ext2-rw-create: virtme-ng missing (make setup)"; exit 0; }
 w=$REPO/out/rw-create
 rm -rf "$w"; mkdir -p "$w"
-cp tests/host/66-ops.py "$w/ops.py"
+cp tests/host/66-ops.py "$w/ops.py"; cp tests/host/pairlib.py "$w/"
 drives=() names=()
 add() { # NAME MOUNT-OPTS MANY SIZE BS MKE2FS-OPTS...
 	local name=$1 mo=$2 many=$3 size=$4 bs=$5 img t

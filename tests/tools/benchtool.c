@@ -208,6 +208,31 @@ int main(int argc, char **argv)
 		if (fsync(fd) < 0)
 			return perror("fsync"), 1;
 		close(fd);
+	} else if (!strcmp(argv[1], "files") && argc > 4) {
+		/* N files of SIZE bytes created and written in DIR, then unlinked. */
+		static char name[4096];
+		long i, k = atol(argv[3]), size = atol(argv[4]);
+
+		if (size < 0 || size > (long)sizeof(buf))
+			return 2;
+		memset(buf, 0x3c, size);
+		for (i = 0; i < k; i++) {
+			snprintf(name, sizeof(name), "%s/s%ld", argv[2], i);
+			fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
+			if (fd < 0)
+				return perror(name), 1;
+			if (size && write(fd, buf, size) != size)
+				return perror("write"), 1;
+			add(buf, 64);
+			close(fd);
+			count++;
+		}
+		for (i = 0; i < k; i++) {
+			snprintf(name, sizeof(name), "%s/s%ld", argv[2], i);
+			if (unlink(name) < 0)
+				return perror(name), 1;
+		}
+		sync();
 	} else if (!strcmp(argv[1], "run")) {
 		pid_t pid = fork();
 		int status;

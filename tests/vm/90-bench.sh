@@ -11,14 +11,14 @@ dev=$(disk bench)
 reps=$(cat /expected/bench-reps 2>/dev/null || echo 5)
 mkdir -p /mnt/b
 cases=$(cat /expected/bench-cases 2>/dev/null || true)
-[ -n "$cases" ] || cases="seq-read holes-read rand-read find-stat getdents tar seq-write seq-write-fsync overwrite dio-write truncate"
+[ -n "$cases" ] || cases="seq-read holes-read rand-read find-stat getdents tar seq-write seq-write-fsync overwrite dio-write truncate small-files"
 # The write cases: a fresh file system each run (mke2fs, 4 KiB blocks, on a
 # loop device over tmpfs, so that the disk's speed does not show), with the
-# empty files they write (rust_ext2 does not create files yet), mounted
-# read-write with the default options (e2fsprogs' mke2fs: busybox's has no
-# -d); MiB written per run.
-WMIB=256
-[ -n "$(cat /expected/bench-quick 2>/dev/null)" ] && WMIB=32
+# empty files they write, mounted read-write with the default options
+# (e2fsprogs' mke2fs: busybox's has no -d); MiB written per run, and files
+# created, written and unlinked per run of small-files.
+WMIB=256 NFILES=10000
+[ -n "$(cat /expected/bench-quick 2>/dev/null)" ] && WMIB=32 NFILES=1000
 wsetup() { # DRV: /mnt/w, with f (empty) and g (WMIB/4 MiB, for overwrite)
 	mkdir -p /tmp/wtree /mnt/w
 	: > /tmp/wtree/f; : > /tmp/wtree/g
@@ -44,6 +44,7 @@ wcmd() { # CASE: the timed part (its set-up before it)
 	truncate)
 		benchtool write /mnt/w/f $WMIB f > /dev/null
 		benchtool run "truncate -s 0 /mnt/w/f && sync" ;;
+	small-files) benchtool files /mnt/w $NFILES 4000 ;;
 	esac
 }
 # reads completed and sectors read on the image's disk so far
@@ -75,7 +76,7 @@ while [ $r -le "$reps" ]; do
 	for c in $cases; do
 		for drv in $order; do
 			case $c in
-			*-write|*-write-fsync|overwrite|truncate)
+			*-write|*-write-fsync|overwrite|truncate|small-files)
 				wsetup $drv
 				drop_all
 				set -- $(wcmd $c)
@@ -113,7 +114,7 @@ if [ -n "$perf_cases" ] && command -v perf > /dev/null; then
 	for c in $perf_cases; do
 		for drv in ext2 rust_ext2; do
 			write=
-			case $c in *-write|*-write-fsync|overwrite|truncate) write=1 ;; esac
+			case $c in *-write|*-write-fsync|overwrite|truncate|small-files) write=1 ;; esac
 			[ -n "$write" ] || { mount -t $drv -o ro "$dev" /mnt/b; cmd $c cold > /dev/null; }
 			# perf in a session of its own: its signals must not reach this script.
 			setsid perf record -q -e cpu-clock -F 4000 -a -o /tmp/perf.data -- sleep 3600 \

@@ -5,8 +5,22 @@
 set -u
 w=$1
 . "$w/env"
-# rust_ext2, a module of the running kernel (none when it is built in as ext2).
-[ -z "$RUST_EXT2_KO" ] || grep -qw rust_ext2 /proc/filesystems || insmod "$RUST_EXT2_KO" || exit 1
+# rust_ext2, a module of the running kernel (none when it is built in as ext2);
+# with RUST=1 it is the ext2 of this boot (C ext2's initcall did not run), and
+# the guest writes the proof.
+if [ "${RUST:-0}" = 1 ]; then
+	insmod "$RUST_EXT2_KO" as_ext2=1 writes=1 || exit 1
+	mkdir -p /tmp/proof
+	mount -t ext2 /dev/vda /tmp/proof || exit 1
+	# register_filesystem refuses a second "ext2" (EBUSY): the insmod above
+	# succeeded only because C ext2 did not register.
+	echo "proof: rust_ext2 registered as ext2 (C ext2 did not: its initcall was blacklisted)," \
+		"ext2 in /proc/filesystems $(grep -cw ext2 /proc/filesystems) time(s)," \
+		"rust_ext2 module users with TEST_DEV mounted as ext2: $(cat /sys/module/rust_ext2/refcnt)" > "$w/proof"
+	umount /tmp/proof
+elif [ -n "$RUST_EXT2_KO" ]; then
+	grep -qw rust_ext2 /proc/filesystems || insmod "$RUST_EXT2_KO" || exit 1
+fi
 # fstests' users and group, in the guest's /etc (a tmpfs overlay; useradd
 # cannot replace /etc/shadow, which virtme-ng bind-mounts, but it can be
 # appended to).

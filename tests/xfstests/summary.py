@@ -13,6 +13,8 @@ import sys
 
 out, baseline_file, tests, wall = sys.argv[1], sys.argv[2], sys.argv[3].split(), int(sys.argv[4])
 need_readback = os.environ.get("READBACK", "1") != "0"
+# The name of the run in its PASS/FAIL lines ("xfstests-rust" for RUST=1).
+label = os.environ.get("SUMMARY_LABEL", "xfstests")
 verdicts = {}
 with open(os.path.join(out, "verdicts")) as f:
     for line in f:
@@ -68,19 +70,19 @@ for t in tests:
     if v != want or bad or (need_readback and v != "notrun" and not n and not unchecked):
         line += f"  [baseline: {want}]"
         changed.append(t)
-    print(("FAIL" if t in changed else "PASS") + " xfstests:" + line)
+    print(("FAIL" if t in changed else "PASS") + f" {label}:" + line)
 ran = count["pass"] + count["fail"]
-print(f"xfstests: {ran} ran, {count['pass']} passed, {count['fail']} failed, "
+print(f"{label}: {ran} ran, {count['pass']} passed, {count['fail']} failed, "
       f"{count['notrun']} not run, {len(missing)} without a verdict; "
       f"{sum(n for n, _ in readback.values())} read-back checks, "
       f"{sum(b for _, b in readback.values())} differences; "
       f"test time {total} s, wall {wall} s")
 if changed:
-    print(f"xfstests: {len(changed)} differ from baseline " + os.path.basename(baseline_file)
+    print(f"{label}: {len(changed)} differ from baseline " + os.path.basename(baseline_file)
           + " or from C ext2 in the read-back: " + " ".join(changed))
 for t in missing[:20]:
-    print(f"FAIL xfstests:{t:14} no verdict")
+    print(f"FAIL {label}:{t:14} no verdict")
 if missing:
-    print(f"xfstests: {len(missing)} without a verdict (not run yet, or the VM died: see {out}): "
+    print(f"{label}: {len(missing)} without a verdict (not run yet, or the VM died: see {out}): "
           + " ".join(missing[:20]) + (" ..." if len(missing) > 20 else ""))
 sys.exit(1 if changed else 2 if missing else 0)

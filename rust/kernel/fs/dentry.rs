@@ -75,6 +75,23 @@ impl<T: FileSystem> DEntry<T> {
     }
 }
 
+/// Returns the name of `dentry` (`d_name`).
+///
+/// # Safety
+///
+/// `dentry` must be valid for `'a` and its name stable for `'a` (its parent's `i_rwsem` held,
+/// for instance: a rename needs it).
+#[inline]
+pub(crate) unsafe fn name_of<'a>(dentry: *mut bindings::dentry) -> &'a [u8] {
+    let mut len: c_uint = 0;
+    // SAFETY: The dentry is valid (caller); the helper returns its name and length, which stay
+    // valid and unchanged for `'a` (caller).
+    unsafe {
+        let name = bindings::dentry_name(dentry, &mut len);
+        core::slice::from_raw_parts(name, len as usize)
+    }
+}
+
 /// A dentry that is being looked up: it is not hashed yet and has no inode.
 ///
 /// It is spliced into the dentry tree by [`Unhashed::splice_alias`].
@@ -102,11 +119,7 @@ impl<'a, T: FileSystem> Unhashed<'a, T> {
     pub fn name(&self) -> &'a [u8] {
         // SAFETY: The name of a dentry being looked up is stable (the parent is locked), and the
         // dentry lives for `'a`.
-        unsafe {
-            let mut len: c_uint = 0;
-            let name = bindings::dentry_name(self.dentry, &mut len);
-            core::slice::from_raw_parts(name, len as usize)
-        }
+        unsafe { name_of(self.dentry) }
     }
 
     /// Connects the dentry to `inode` (or makes it negative if `None`) (`d_splice_alias`).

@@ -43,6 +43,14 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
     /// The name of the file system type, as given to `mount -t`.
     const NAME: &'static CStr;
 
+    /// The name the file system registers under (`file_system_type.name`), asked once, when
+    /// the module registers it: [`FileSystem::NAME`] unless the file system picks another at
+    /// load time (by a module parameter, say, to stand in for a C file system that was kept
+    /// from registering). Its inode cache and workqueue keep [`FileSystem::NAME`].
+    fn registered_name() -> &'static CStr {
+        Self::NAME
+    }
+
     /// Where superblocks come from: none (in-memory) or a block device.
     const BACKING: sb::Backing = sb::Backing::Independent;
 
@@ -203,7 +211,7 @@ impl Registration {
                 // SAFETY: `fs_ptr` is valid for write and has just been initialised.
                 let fs = unsafe { &mut *fs_ptr };
                 fs.owner = module.as_ptr();
-                fs.name = T::NAME.as_char_ptr();
+                fs.name = T::registered_name().as_char_ptr();
                 fs.init_fs_context = Some(Self::init_fs_context_callback::<T>);
                 fs.kill_sb = Some(Self::kill_sb_callback::<T>);
                 fs.fs_flags = match T::BACKING {

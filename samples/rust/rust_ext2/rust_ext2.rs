@@ -41,7 +41,11 @@ kernel::module_fs! {
     params: {
         writes: bool {
             default: false,
-            description: "Allow read-write mounts (superblock and inode attributes only, so far)",
+            description: "Allow read-write mounts (regular files only, so far)",
+        },
+        as_ext2: bool {
+            default: false,
+            description: "Register as ext2 (with C ext2 kept out: initcall_blacklist=init_ext2_fs)",
         },
     },
 }

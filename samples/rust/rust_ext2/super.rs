@@ -250,6 +250,18 @@ impl kernel::fs::FileSystem for Ext2Fs {
     } else {
         c"rust_ext2"
     };
+
+    /// "ext2" with the module parameter `as_ext2` (loaded into a kernel that kept C ext2 from
+    /// registering, `initcall_blacklist=init_ext2_fs`): fstests with `FSTYP=ext2` then tests
+    /// this driver, with no other kernel build.
+    fn registered_name() -> &'static CStr {
+        if crate::module_parameters::as_ext2.value() {
+            c"ext2"
+        } else {
+            Self::NAME
+        }
+    }
+
     const BACKING: sb::Backing = sb::Backing::BlockDev;
     /// Read-write mounts keep C's bookkeeping of the superblock (state, mount count, times,
     /// free counts) when the module parameter `writes` is set; without it every mount is

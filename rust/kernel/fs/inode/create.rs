@@ -167,11 +167,7 @@ impl<'a, T: FileSystem> Negative<'a, T> {
     pub fn name(&self) -> &'a [u8] {
         // SAFETY: The name of a dentry is stable while its parent is locked, and the dentry
         // lives for `'a`.
-        unsafe {
-            let mut len: c_uint = 0;
-            let name = bindings::dentry_name(self.dentry, &mut len);
-            core::slice::from_raw_parts(name, len as usize)
-        }
+        unsafe { crate::fs::dentry::name_of(self.dentry) }
     }
 
     /// Gives the dentry its new inode and unlocks the inode (`d_instantiate_new`). `EIO` if
@@ -252,13 +248,9 @@ impl<T: FileSystem> DEntry<T> {
         if !in_dir {
             return Err(EINVAL);
         }
-        // SAFETY: The name is stable while the parent's `i_rwsem` is held (see above), which
-        // it is for `'b`.
-        Ok(unsafe {
-            let mut len: c_uint = 0;
-            let name = bindings::dentry_name(self.as_ptr(), &mut len);
-            core::slice::from_raw_parts(name, len as usize)
-        })
+        // SAFETY: The dentry is valid for `'b`, and its name stable while the parent's
+        // `i_rwsem` is held (see above), which it is for `'b`.
+        Ok(unsafe { crate::fs::dentry::name_of(self.as_ptr()) })
     }
 }
 
