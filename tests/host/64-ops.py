@@ -106,6 +106,20 @@ def main():
     step('sync', 'fsync', fs)
     os.sync()
     st('sync')
+
+    # A shared, read-only mapping of a file open for writing (as fsx's mapped
+    # reads): what it shows after a write(2) through the same file.
+    def mapped():
+        fd = os.open(os.path.join(mp, 'sync'), os.O_RDWR)
+        try:
+            m = mmap.mmap(fd, 32 * bs, mmap.MAP_SHARED, mmap.PROT_READ)
+            os.pwrite(fd, data('mapped', bs), 2 * bs)
+            print(f'sync mapped: sha {hashlib.sha256(m[:]).hexdigest()[:16]}')
+            m.close()
+        finally:
+            os.close(fd)
+    step('sync', 'shared read-only mapping', mapped)
+    st('sync')
     # Past the largest size: EFBIG; a file over 2 GiB (LARGE_FILE).
     step('big', 'write at 2^31', lambda: pwrite('big', 1 << 31, bs, 'big'))
     step('big', 'write at 2^44', lambda: pwrite('big', 1 << 44, 1, 'big'))

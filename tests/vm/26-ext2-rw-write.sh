@@ -3,9 +3,9 @@
 # Writes on the debug kernel (KASAN, lockdep, KMEMLEAK, overflow checks):
 # rust_ext2 with writes=1 on a copy of rww-1024/2048/4096.img (tests/images/
 # 40-rw.sh) on a loop device, for each block size: fstests' fsx, 10,000
-# operations on a file through the page cache and 10,000 with O_DIRECT
-# (mapped reads and writes off: shared writable mappings are not served yet;
-# fsx checks every read against its model of the file), then four writers
+# operations on a file through the page cache, mapped reads among them, and
+# 10,000 with O_DIRECT (mapped writes off: shared writable mappings are not
+# served yet; fsx checks every read against its model of the file), then four writers
 # of four files with two readers reading them, then fstests' fsstress with
 # four processes limited to what rust_ext2 serves (creat, unlink, write,
 # writev, O_DIRECT writes and reads, reads, mapped reads, truncate, fsync,
@@ -24,7 +24,7 @@ for bs in 1024 2048 4096; do
 	cp "$(disk rww-$bs)" /tmp/rww.img
 	losetup /dev/loop7 /tmp/rww.img
 	mount -t rust_ext2 -o noreservation /dev/loop7 /mnt/rw || fail "mount rww-$bs"
-	fsx -q -P /tmp -N 10000 -S 7 -l 1048576 -R -W /mnt/rw/fsx.buf > /tmp/fsx.log 2>&1 ||
+	fsx -q -P /tmp -N 10000 -S 7 -l 1048576 -W /mnt/rw/fsx.buf > /tmp/fsx.log 2>&1 ||
 		{ tail -30 /tmp/fsx.log; fail "fsx buffered, $bs-byte blocks"; }
 	fsx -q -P /tmp -N 10000 -S 8 -l 1048576 -R -W -Z -r 512 -w 512 -t 512 /mnt/rw/fsx.dio > /tmp/fsx.log 2>&1 ||
 		{ tail -30 /tmp/fsx.log; fail "fsx O_DIRECT, $bs-byte blocks"; }

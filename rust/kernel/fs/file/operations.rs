@@ -332,7 +332,16 @@ impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> FileOperationsVT
                 None
             },
             // patch: end
-            mmap_prepare: Some(bindings::generic_file_readonly_mmap_prepare),
+            // patch: !write
+            // mmap_prepare: Some(bindings::generic_file_readonly_mmap_prepare),
+            // patch: end
+            // patch: write
+            mmap_prepare: if U::WRITE {
+                Some(Self::mmap_prepare_callback)
+            } else {
+                Some(bindings::generic_file_readonly_mmap_prepare)
+            },
+            // patch: end
             unlocked_ioctl: Self::IOCTL,
             compat_ioctl: Self::COMPAT_IOCTL,
             fsync: U::FSYNC.callback(),
@@ -430,6 +439,32 @@ impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> FileOperationsVT
                 return ret;
             }
             bindings::direct_write_fallback(iocb, from, 0, ret)
+        }
+    }
+
+    /// # Safety
+    ///
+    /// `mmap_prepare` of `struct file_operations`: `desc` is valid for the call, for a file of
+    /// an inode of `T`.
+    ///
+    /// Shared mappings of a file that `write(2)` writes may read it, but never write it: a
+    /// write fault would dirty blocks that writeback cannot allocate (the bindings' `writepages`
+    /// maps blocks, it does not allocate them). So a writable shared mapping is refused, and a
+    /// read-only one cannot be made writable later (`VM_MAYWRITE` cleared: `mprotect` refuses
+    /// `PROT_WRITE`), where `generic_file_readonly_mmap_prepare` refused any shared mapping of a
+    /// file opened for writing. Private mappings copy on write, as always.
+    unsafe extern "C" fn mmap_prepare_callback(desc: *mut bindings::vm_area_desc) -> c_int {
+        // SAFETY: `desc` is valid and ours to change for the call; the file's mapping has
+        // `read_folio` (`NewINode::init` checked it for tables that read through the page
+        // cache), which `generic_file_mmap_prepare` checks again.
+        unsafe {
+            if bindings::vma_desc_test_shared(desc) {
+                if bindings::vma_desc_test_write(desc) {
+                    return EINVAL.to_errno();
+                }
+                bindings::vma_desc_clear_maywrite(desc);
+            }
+            bindings::generic_file_mmap_prepare(desc)
         }
     }
     // patch: end
