@@ -336,6 +336,29 @@ impl<T: FileSystem> INode<T> {
     }
 }
 
+/// Copies `data` into `folio` at `offset`, a page at a time (`kmap_local_folio`), with C
+/// `memcpy`: the bytes are never referenced by Rust.
+///
+/// # Safety
+///
+/// `folio` must be valid for the call, `offset..offset + data.len()` within it, and the caller
+/// allowed to write those bytes (it holds the folio's lock).
+unsafe fn copy_into_folio(folio: *mut bindings::folio, offset: usize, data: &[u8]) {
+    let mut done = 0;
+    while done < data.len() {
+        let off = offset + done;
+        let n = (bindings::PAGE_SIZE - off % bindings::PAGE_SIZE).min(data.len() - done);
+        // SAFETY: `off` is within the folio (caller); the mapping reaches to the end of `off`'s
+        // page, which holds the `n` bytes copied, and is released before the next one is made.
+        unsafe {
+            let dst = bindings::kmap_local_folio(folio, off);
+            bindings::memcpy(dst, data[done..].as_ptr().cast(), n);
+            bindings::kunmap_local(dst);
+        }
+        done += n;
+    }
+}
+
 /// A locked folio being read: given to [`AddressSpaceOperations::read_folio`] to fill.
 ///
 /// The bindings own it and end the read when `read_folio` returns, so a file system cannot leave
@@ -447,35 +470,14 @@ impl<'a, T: FileSystem> LockedFolio<'a, T> {
         Ok(end)
     }
 
-    /// Runs `cb` on the folio's bytes at `offset..offset + len`, which must fit in one page
-    /// (mapping it with `kmap_local_folio`).
-    fn with_page<R>(&mut self, offset: usize, len: usize, cb: impl FnOnce(&mut [u8]) -> R) -> R {
-        // SAFETY: The folio is valid and locked by us; `offset` is within it (checked by the
-        // callers) and the mapping is released below before the folio can go away.
-        let ptr = unsafe { bindings::kmap_local_folio(self.folio.as_ptr(), offset) };
-        // SAFETY: `ptr` maps at least up to the end of the page containing `offset`, and the
-        // callers only ask for `len` bytes within that page. By the type invariants the folio is
-        // locked by us and not up to date, so no one else accesses its contents.
-        let ret = cb(unsafe { core::slice::from_raw_parts_mut(ptr.cast::<u8>(), len) });
-        // SAFETY: `ptr` was returned by `kmap_local_folio` above.
-        unsafe { bindings::kunmap_local(ptr) };
-        ret
-    }
-
     /// Copies `data` into the folio at `offset`.
     ///
     /// Fails with `EINVAL` if it does not fit in the folio or the read was handed to C.
     pub fn write(&mut self, offset: usize, data: &[u8]) -> Result {
         let end = self.prepare(offset, data.len())?;
-        let mut done = 0;
-        while done < data.len() {
-            let off = offset + done;
-            let in_page = (bindings::PAGE_SIZE - off % bindings::PAGE_SIZE).min(data.len() - done);
-            self.with_page(off, in_page, |page| {
-                page.copy_from_slice(&data[done..done + in_page])
-            });
-            done += in_page;
-        }
+        // SAFETY: The folio is valid and locked by us (checked by `prepare`) and not up to date,
+        // so no one else accesses its contents; the range is within it.
+        unsafe { copy_into_folio(self.folio.as_ptr(), offset, data) };
         // INVARIANT: Bytes up to `offset` were initialised by `prepare`, the rest just now.
         self.filled = self.filled.max(end);
         Ok(())
@@ -1270,32 +1272,26 @@ impl<'a, T: FileSystem> WriteFolio<'a, T> {
         let ptr = ARef::into_raw(folio).as_ptr().cast::<bindings::folio>();
         // SAFETY: We own a reference to the folio (given up by the `ARef`). Under its lock its
         // mapping is stable: a folio truncated or reclaimed meanwhile has another one (NULL).
-        let ours = unsafe {
-            bindings::folio_lock(ptr);
-            bindings::folio_mapping_once(ptr) == mapping && bindings::folio_test_uptodate(ptr)
-        };
-        if !ours {
-            // SAFETY: Locked and referenced by us just above; both are given up.
-            unsafe {
-                bindings::folio_unlock(ptr);
-                bindings::folio_put(ptr);
-            }
-            return Err(EAGAIN);
-        }
-        // SAFETY: The folio is valid, locked, of `mapping`, and `pos..pos + len` within it;
-        // `get_block_alloc_callback` is called with the inode, whose `i_rwsem` `inode` says is
-        // held exclusively for `'a`. `len` is within a folio, so it fits in `c_uint`.
+        // Only a folio still of `mapping` and up to date is prepared: it is valid, locked, and
+        // `pos..pos + len` is within it; `get_block_alloc_callback` is called with the inode,
+        // whose `i_rwsem` `inode` says is held exclusively for `'a`. `len` is within a folio,
+        // so it fits in `c_uint`.
         let ret = unsafe {
-            bindings::__block_write_begin(
-                ptr,
-                pos,
-                len as c_uint,
-                Some(get_block_alloc_callback::<A>),
-            )
+            bindings::folio_lock(ptr);
+            if bindings::folio_mapping_once(ptr) == mapping && bindings::folio_test_uptodate(ptr) {
+                bindings::__block_write_begin(
+                    ptr,
+                    pos,
+                    len as c_uint,
+                    Some(get_block_alloc_callback::<A>),
+                )
+            } else {
+                EAGAIN.to_errno()
+            }
         };
         if let Err(e) = crate::error::to_result(ret) {
-            // SAFETY: As above: `__block_write_begin` zeroed the new buffers it failed to fill;
-            // the lock and the reference are given up.
+            // SAFETY: Locked and referenced by us above (`__block_write_begin` zeroed the new
+            // buffers it failed to fill); the lock and the reference are given up.
             unsafe {
                 bindings::folio_unlock(ptr);
                 bindings::folio_put(ptr);
@@ -1321,20 +1317,9 @@ impl<'a, T: FileSystem> WriteFolio<'a, T> {
         if offset < begin || end > begin + self.len {
             return Err(EINVAL);
         }
-        let mut done = 0;
-        while done < data.len() {
-            let off = offset + done;
-            let n = (bindings::PAGE_SIZE - off % bindings::PAGE_SIZE).min(data.len() - done);
-            // SAFETY: The folio is valid, locked and referenced by us (type invariants), `off`
-            // is within it; the mapping reaches to the end of `off`'s page, which holds the `n`
-            // bytes copied, and is released before the next one is made.
-            unsafe {
-                let dst = bindings::kmap_local_folio(self.folio.as_ptr(), off);
-                bindings::memcpy(dst, data[done..].as_ptr().cast(), n);
-                bindings::kunmap_local(dst);
-            }
-            done += n;
-        }
+        // SAFETY: The folio is valid, locked and referenced by us (type invariants), and the
+        // range is within the prepared one, within it.
+        unsafe { copy_into_folio(self.folio.as_ptr(), offset, data) };
         Ok(())
     }
 

@@ -100,16 +100,13 @@ fn next_group(g: u32, ngroups: u32) -> u32 {
     }
 }
 
-/// Allocates an inode number for a new inode of type `fmt` (`S_IFMT` bits) in directory `dir`
-/// (the bitmap part of `ext2_new_inode`): the group chosen as `find_group_other` does (directories,
-/// placed by Orlov in C, are not created yet), the first free bit of its bitmap, the counts
-/// updated. Returns the number and its group. `ENOSPC` when no group has a free inode.
-fn alloc_ino(dir: &INode<Ext2Fs>, fmt: u16) -> Result<(u64, u32)> {
+/// Allocates an inode number for a new non-directory inode in directory `dir` (the bitmap part
+/// of `ext2_new_inode`): the group chosen as `find_group_other` does (directories, placed by
+/// Orlov in C, are not created yet), the first free bit of its bitmap, the counts updated.
+/// Returns the number and its group. `ENOSPC` when no group has a free inode.
+fn alloc_ino(dir: &INode<Ext2Fs>) -> Result<(u64, u32)> {
     let sb = dir.super_block();
     let s = sb.data();
-    if fmt == mode::S_IFDIR {
-        return Err(EOPNOTSUPP);
-    }
     let ngroups = u32::try_from(s.groups.len())?;
     let ipg = s.inodes_per_group as usize;
     let mut group = find_group_other(s, dir).ok_or(ENOSPC)?;
@@ -187,7 +184,7 @@ pub(crate) fn new_inode(dir: &LockedINode<'_, Ext2Fs>, mode: u16) -> Result<Crea
     if fmt != mode::S_IFREG {
         return Err(EOPNOTSUPP);
     }
-    let (ino, group) = alloc_ino(dir, fmt)?;
+    let (ino, group) = alloc_ino(dir)?;
     let Ok(mut new) = sb.new_inode(ino) else {
         ext2_error!(sb, "inode number already in use - inode={}", ino);
         return Err(EIO);

@@ -420,16 +420,9 @@ pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, _wbc: &WritebackContro
     let ei = inode.data();
     let ino = inode.ino();
     let (bh, off) = inode_location(sb, ino).map_err(|_| EIO)?;
-    let mut bytes = [0u8; ext2::EXT2_GOOD_OLD_INODE_SIZE as usize];
-    bh.read(off, &mut bytes)?;
-    // `i_faddr`, `i_frag`, `i_fsize` and, but for regular files, `i_dir_acl` stay as read (C
-    // writes back what it read).
-    let mut raw = DiskInode::from_bytes_copy(&bytes).ok_or(EIO)?;
     // A new inode's fields that the inode does not track are zero, in all of its place.
     let new = ei.state_new.load(Relaxed);
     if new {
-        raw = DiskInode::from_bytes_copy(&[0u8; ext2::EXT2_GOOD_OLD_INODE_SIZE as usize])
-            .ok_or(EIO)?;
         let zeros = [0u8; 256];
         let mut at = 0usize;
         while at < s.inode_size as usize {
@@ -438,6 +431,11 @@ pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, _wbc: &WritebackContro
             at = at.saturating_add(n);
         }
     }
+    let mut bytes = [0u8; ext2::EXT2_GOOD_OLD_INODE_SIZE as usize];
+    bh.read(off, &mut bytes)?;
+    // `i_faddr`, `i_frag`, `i_fsize` and, but for regular files, `i_dir_acl` stay as read (C
+    // writes back what it read; zeros for a new inode).
+    let mut raw = DiskInode::from_bytes_copy(&bytes).ok_or(EIO)?;
     let dtime = ei.dtime.load(Relaxed);
     let mode = inode.mode();
     raw.i_mode = Le16::new(mode);

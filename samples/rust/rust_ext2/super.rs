@@ -875,11 +875,11 @@ impl SuperOperations for Ext2Fs {
         inode::sync_inode_metadata(inode)
     }
 
-    /// `ext2_freeze`: the file system is valid on disk while frozen.
     fn evict_inode(inode: &mut Evicting<'_, Self>) {
         inode::evict_inode(inode)
     }
 
+    /// `ext2_freeze`: the file system is valid on disk while frozen.
     fn freeze_fs(sb: &SuperBlock<Self>) -> Result {
         restore_state(sb.data(), false)
     }

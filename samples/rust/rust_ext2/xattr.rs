@@ -13,7 +13,7 @@ use kernel::fs::ondisk::Le32;
 use kernel::fs::posix_acl;
 use kernel::fs::xattr::{Handler, Handlers, XattrHandler};
 use kernel::prelude::*;
-use kernel::transmute::FromBytes;
+use kernel::transmute::{AsBytes, FromBytes};
 
 const EXT2_XATTR_MAGIC: u32 = 0xEA02_0000;
 const HEADER_SIZE: usize = core::mem::size_of::<XattrHeader>();
@@ -48,13 +48,18 @@ fn xattr_block(inode: &INode<Ext2Fs>) -> Result<Option<KVec<u8>>> {
     }
     let d = inode.super_block().bread(acl.into())?.to_vec()?;
     let (h, _) = XattrHeader::from_bytes_prefix(&d).ok_or_else(|| bad_block(inode))?;
-    if h.h_magic.get() != EXT2_XATTR_MAGIC || h.h_blocks.get() != 1 {
+    if !header_valid(h) {
         return Err(bad_block(inode));
     }
     Ok(Some(d))
 }
 
-fn bad_block(inode: &INode<Ext2Fs>) -> Error {
+/// Whether an xattr block's header is one ext2 reads (`ext2_xattr_header_valid`).
+fn header_valid(h: &XattrHeader) -> bool {
+    h.h_magic.get() == EXT2_XATTR_MAGIC && h.h_blocks.get() == 1
+}
+
+fn bad_block(inode: &UncountedINode<Ext2Fs>) -> Error {
     ext2_error!(
         inode.super_block(),
         "inode {}: bad block {}",
@@ -263,32 +268,25 @@ pub(crate) fn delete_inode(inode: &UncountedINode<Ext2Fs>) {
         return;
     };
     let mut raw = [0u8; HEADER_SIZE];
-    let header = bh
-        .read(0, &mut raw)
-        .ok()
-        .and_then(|()| XattrHeader::from_bytes_copy(&raw))
-        .filter(|h| h.h_magic.get() == EXT2_XATTR_MAGIC && h.h_blocks.get() == 1);
-    let Some(mut h) = header else {
-        ext2_error!(sb, "inode {}: bad block {}", inode.ino(), acl);
+    let valid = bh.read(0, &mut raw).is_ok()
+        && XattrHeader::from_bytes_copy(&raw).is_some_and(|h| header_valid(&h));
+    if !valid {
+        bad_block(inode);
         return;
-    };
+    }
     let guard = bh.lock();
-    // Under the buffer lock, as C reads the count again there.
-    let refcount = bh
-        .read(0, &mut raw)
-        .ok()
-        .and_then(|()| XattrHeader::from_bytes_copy(&raw))
-        .map_or(h.h_refcount.get(), |h| h.h_refcount.get());
-    if refcount == 1 {
+    // The count is read under the buffer lock, as C reads it there.
+    let at = core::mem::offset_of!(XattrHeader, h_refcount);
+    let mut refcount = Le32::default();
+    if bh.read(at, refcount.as_bytes_mut()).is_err() {
+        return;
+    }
+    if refcount.get() == 1 {
         crate::balloc::free_blocks(inode, acl, 1);
         drop(guard);
         kernel::fs::buffer::Head::forget(bh);
     } else {
-        h.h_refcount = Le32::new(refcount.wrapping_sub(1));
-        let _ = bh.write_record(
-            core::mem::offset_of!(XattrHeader, h_refcount),
-            &h.h_refcount,
-        );
+        let _ = bh.write_record(at, &Le32::new(refcount.get().wrapping_sub(1)));
         drop(guard);
         let _ = bh.mark_dirty();
         if inode.needs_sync() {
