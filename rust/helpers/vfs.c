@@ -423,18 +423,3 @@ __rust_helper void rust_helper_i_size_write(struct inode *inode, loff_t i_size)
 {
 	i_size_write(inode, i_size);
 }
-
-__rust_helper bool rust_helper_vma_desc_test_shared(const struct vm_area_desc *desc)
-{
-	return vma_desc_test_any(desc, VMA_SHARED_BIT);
-}
-
-__rust_helper bool rust_helper_vma_desc_test_write(const struct vm_area_desc *desc)
-{
-	return vma_desc_test_any(desc, VMA_WRITE_BIT);
-}
-
-__rust_helper void rust_helper_vma_desc_clear_maywrite(struct vm_area_desc *desc)
-{
-	vma_desc_clear_flags(desc, VMA_MAYWRITE_BIT);
-}

@@ -173,6 +173,12 @@ struct BadFs;
 impl kernel::fs::FileSystem for BadFs {
     type Data = BadData;
     type INodeData = BadINode;
+    type INodeWriterState = ();
+
+    fn init_inode_writer_state() -> impl PinInit<(), Error> {
+        Ok(())
+    }
+
     type Options = BadOptions;
     const PARAMETERS: param::SpecTable = PARAMETERS;
 
@@ -412,11 +418,7 @@ impl BlockMapper for OnDevice {
 
 impl BlockAllocator for OnDevice {
     /// Says every block is new (never called: `wrongpos` prepares no bytes).
-    fn alloc_blocks(
-        _inode: &mut LockedINode<'_, BadFs>,
-        _iblock: u64,
-        _max: usize,
-    ) -> Result<AllocRun> {
+    fn alloc_blocks(_inode: &UncountedINode<BadFs>, _iblock: u64, _max: usize) -> Result<AllocRun> {
         Ok(AllocRun {
             run: BlockRun {
                 block: 1,

@@ -108,6 +108,12 @@ struct RoFs;
 impl kernel::fs::FileSystem for RoFs {
     type Data = ();
     type INodeData = &'static Entry;
+    type INodeWriterState = ();
+
+    fn init_inode_writer_state() -> impl PinInit<(), Error> {
+        Ok(())
+    }
+
     type Options = ();
     const NAME: &'static CStr = c"rust-fs";
     type SuperOperations = Self;

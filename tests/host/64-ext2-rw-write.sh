@@ -7,9 +7,11 @@
 # sequential, random and appending writes, writes across the direct/indirect/
 # double/triple-indirect boundaries far past EOF, truncates down with writes
 # after them, aligned and misaligned O_DIRECT writes, O_SYNC/O_DSYNC/fsync/
-# fdatasync, a file over 2 GiB (LARGE_FILE) and a write past the largest size
-# (EFBIG), then a full file system (a user stops at the reserved blocks, root
-# at the last one; truncated and written again). After each step the size,
+# fdatasync, a shared writable mapping over holes (allocated at writeback), a
+# file over 2 GiB (LARGE_FILE) and a write past the largest size (EFBIG), then
+# a full file system (a user stops at the reserved blocks, root at the last
+# one; a mapped write into a hole fails at msync; truncated and written
+# again). After each step the size,
 # i_blocks and content must be C's; after the unmount every file's block map
 # (the same allocator gives the same layout), the group descriptors and free
 # ranges (dumpe2fs) must be identical and e2fsck -fn clean. Prints PASS/FAIL.
@@ -22,7 +24,7 @@ w=$REPO/out/rw-write
 rm -rf "$w"; mkdir -p "$w"
 cp tests/host/64-ops.py "$w/ops.py"; cp tests/host/pairlib.py "$w/"
 drives=() names=() opts=()
-files="seq seq2 rand app sparse dio sync big fill"
+files="seq seq2 rand app sparse dio sync mapw big fill hole"
 add() { # NAME MOUNT-OPTS BS MKE2FS-OPTS...
 	local name=$1 mo=$2 bs=$3 img t f
 	shift 3

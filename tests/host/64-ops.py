@@ -120,6 +120,26 @@ def main():
             os.close(fd)
     step('sync', 'shared read-only mapping', mapped)
     st('sync')
+    # A shared writable mapping over holes (direct blocks, a block beside a
+    # written one, the first indirect block and past it) of a file grown by
+    # ftruncate: its blocks are allocated when msync writes them back.
+    def mapw():
+        fd = os.open(os.path.join(mp, 'mapw'), os.O_RDWR)
+        try:
+            size = (I + 8) * bs
+            os.ftruncate(fd, size)
+            os.pwrite(fd, data('mapw', bs), 5 * bs)
+            m = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+            try:
+                for b in (0, 3, 6, D, I - 1, I, I + 7):
+                    m[b * bs + 100:b * bs + 300] = data(f'mapw{b}', 200)
+                m.flush()
+            finally:
+                m.close()
+        finally:
+            os.close(fd)
+    step('mapw', 'shared writable mapping', mapw)
+    st('mapw')
     # Past the largest size: EFBIG; a file over 2 GiB (LARGE_FILE).
     step('big', 'write at 2^31', lambda: pwrite('big', 1 << 31, bs, 'big'))
     step('big', 'write at 2^44', lambda: pwrite('big', 1 << 44, 1, 'big'))
@@ -161,6 +181,22 @@ def full():
     os.sync()
     st('fill')
     print(f'full: {os.statvfs(mp).f_bfree} blocks free')
+
+    # A mapped write into a hole when no block is left: msync reports the
+    # failed allocation of writeback.
+    def mapfull():
+        fd = os.open(os.path.join(mp, 'hole'), os.O_RDWR)
+        try:
+            os.ftruncate(fd, 8 * bs)
+            m = mmap.mmap(fd, 8 * bs, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+            try:
+                m[bs:2 * bs] = data('hole', bs)
+                m.flush()
+            finally:
+                m.close()
+        finally:
+            os.close(fd)
+    step('full', 'mapped write into a hole', mapfull)
     step('full', 'truncate', lambda: os.truncate(path, 5 * bs))
     step('full', 'write again', lambda: pwrite('fill', 6 * bs, bs, 'again'))
     st('fill')

@@ -1045,11 +1045,14 @@ pub struct AllocRun {
 /// `create` set (`ext2_get_block`), for buffered writes ([`block_write_begin`]).
 pub trait BlockAllocator: BlockMapper {
     /// Maps logical block `iblock` of `inode`, allocating it (and the at most `max - 1` blocks
-    /// after it, if it can) if it is a hole. Called with the inode's `i_rwsem` held
-    /// exclusively, which serialises it with the file system's other allocations and truncates
-    /// of the inode; lock-free readers ([`BlockMapper::map_blocks`]) may run meanwhile.
+    /// after it, if it can) if it is a hole. A buffered write calls it with the inode's
+    /// `i_rwsem` held; writeback may call it with no lock of the inode and no reference to it
+    /// ([`mpage_writepages_alloc`])
+    /// and lock-free readers ([`BlockMapper::map_blocks`]) run meanwhile: the file system
+    /// serialises its allocations and truncates of the inode itself, as C's do with a mutex
+    /// of the inode (ext2's `truncate_mutex`).
     fn alloc_blocks(
-        inode: &mut LockedINode<'_, Self::FileSystem>,
+        inode: &UncountedINode<Self::FileSystem>,
         iblock: u64,
         max: usize,
     ) -> Result<AllocRun>;
@@ -1057,10 +1060,10 @@ pub trait BlockAllocator: BlockMapper {
 
 /// # Safety
 ///
-/// A `get_block_t` for `block_write_begin` called by [`block_write_begin`] only: `inode` is the
-/// valid inode of `A::FileSystem` whose `i_rwsem` the caller of that function holds
-/// exclusively (it lent a [`LockedINode`]), `bh` a valid buffer head of the folio being
-/// prepared.
+/// A `get_block_t` for the buffer and `mpage` code, called with `create` by a writer of the
+/// folio: `inode` is a valid inode of `A::FileSystem` (referenced by a buffered write, or in
+/// writeback, which eviction waits for), `bh` a valid buffer head of the folio being prepared
+/// or written.
 #[cfg(CONFIG_BUFFER_HEAD)]
 unsafe extern "C" fn get_block_alloc_callback<A: BlockAllocator>(
     inode: *mut bindings::inode,
@@ -1073,9 +1076,9 @@ unsafe extern "C" fn get_block_alloc_callback<A: BlockAllocator>(
         return unsafe { get_block_callback::<A>(inode, iblock, bh, create) };
     }
     from_result(|| {
-        // SAFETY: `inode` is valid and referenced, of `A::FileSystem`, and its `i_rwsem` is held
-        // exclusively by the caller of `block_write_begin` for this call.
-        let mut locked = unsafe { LockedINode::new(INode::<A::FileSystem>::from_raw(inode)) };
+        // SAFETY: `inode` is a valid, initialised inode of `A::FileSystem` on a live superblock,
+        // not destroyed before the call returns (the caller is a writer of one of its folios).
+        let uncounted = unsafe { UncountedINode::<A::FileSystem>::from_raw(inode) };
         // SAFETY: `bh` is valid; `b_size` says how many bytes the caller would like mapped.
         let (sb, bits, want) = unsafe { ((*inode).i_sb, (*inode).i_blkbits, (*bh).b_size) };
         // SAFETY: `sb` is the inode's valid superblock; `s_bdev` is stable for its life.
@@ -1083,7 +1086,7 @@ unsafe extern "C" fn get_block_alloc_callback<A: BlockAllocator>(
             return Err(EIO);
         }
         let max = (want >> bits).max(1);
-        let AllocRun { run, new } = A::alloc_blocks(&mut locked, iblock, max)?;
+        let AllocRun { run, new } = A::alloc_blocks(uncounted, iblock, max)?;
         let count = run.count.clamp(1, max);
         // SAFETY: `bh` and `sb` are valid; `map_bh` sets the device, block number and size.
         unsafe {
@@ -1097,6 +1100,30 @@ unsafe extern "C" fn get_block_alloc_callback<A: BlockAllocator>(
             }
         }
         Ok(0)
+    })
+}
+
+/// Writes the dirty folios of `inode`'s page cache as `wbc` asks with the generic block-based
+/// writer (`mpage_writepages`), allocating with `A` the blocks that are holes: what shared
+/// writable mappings dirty (`filemap_page_mkwrite` only dirties the folio), as C ext2's
+/// `ext2_writepages` does with `ext2_get_block`. A failed allocation (`ENOSPC`) is the
+/// mapping's error, which `fsync` and `msync` report.
+#[cfg(CONFIG_BUFFER_HEAD)]
+#[inline]
+pub fn mpage_writepages_alloc<A: BlockAllocator>(
+    inode: &UncountedINode<A::FileSystem>,
+    wbc: &mut WritebackControl,
+) -> Result {
+    // SAFETY: The inode is valid for the call and so is its mapping; `wbc` is valid and ours.
+    // The writer locks each folio it writes and calls `get_block_alloc_callback` with the inode
+    // (which eviction waits for) and buffer heads of that folio.
+    crate::error::to_result(unsafe {
+        bindings::__mpage_writepages(
+            (*inode.as_ptr()).i_mapping,
+            wbc.as_ptr(),
+            Some(get_block_alloc_callback::<A>),
+            None,
+        )
     })
 }
 

@@ -320,10 +320,7 @@ impl Head {
         // its list is initialised; the list is emptied before the inode is freed, an RCU grace
         // period before its memory goes (`remove_assoc_queue` reaches it under RCU).
         unsafe {
-            bindings::mmb_mark_buffer_dirty(
-                self.0.get(),
-                INodeWithData::<T::INodeData>::mmb(inode.as_ptr()),
-            )
+            bindings::mmb_mark_buffer_dirty(self.0.get(), INodeWithData::<T>::mmb(inode.as_ptr()))
         };
         Ok(())
     }
@@ -337,7 +334,7 @@ impl<T: FileSystem> UncountedINode<T> {
     pub fn sync_metadata_buffers(&self) -> Result {
         // SAFETY: The inode is alive and was allocated by the bindings: its list is initialised.
         crate::error::to_result(unsafe {
-            bindings::mmb_sync(INodeWithData::<T::INodeData>::mmb(self.as_ptr()))
+            bindings::mmb_sync(INodeWithData::<T>::mmb(self.as_ptr()))
         })
     }
 }

@@ -63,7 +63,7 @@ pub use create::{random_u32, Created, Evicting, Instantiated, IntWriteGuard, Neg
 ///
 /// Instances of this type are always ref-counted, that is, a call to `ihold` ensures that the
 /// allocation remains valid at least until the matching call to `iput`. The inode belongs to a
-/// superblock of file system `T` and is embedded in an `INodeWithData<T::INodeData>` whose data
+/// superblock of file system `T` and is embedded in an `INodeWithData<T>` whose data
 /// is initialised (unless the inode is new or bad, in which case no `INode<T>` reference is given
 /// out to file systems, see [`NewINode`]).
 #[repr(transparent)]
@@ -125,7 +125,7 @@ impl<T: FileSystem> core::ops::Deref for INode<T> {
 ///
 /// The inode is an initialised inode of file system `T` (embedded in an `INodeWithData` whose
 /// data is initialised) on a superblock that is alive, and its memory is valid for the lifetime
-/// of the reference.
+/// of the reference, in which the inode is not destroyed (`destroy_inode`).
 #[repr(transparent)]
 pub struct UncountedINode<T: FileSystem>(Opaque<bindings::inode>, PhantomData<T>);
 
@@ -177,10 +177,24 @@ impl<T: FileSystem> UncountedINode<T> {
         // SAFETY: By the type invariants the inode is embedded in an `INodeWithData` whose data
         // is initialised and, as the memory, valid for the lifetime of `self`.
         unsafe {
-            let outer = crate::container_of!(self.as_ptr(), INodeWithData<T::INodeData>, inode);
+            let outer = crate::container_of!(self.as_ptr(), INodeWithData<T>, inode);
             (*outer).data.assume_init_ref()
         }
     }
+
+    // patch: wstate
+    /// Returns the file system's writer state of the inode ([`FileSystem::INodeWriterState`]).
+    #[inline]
+    pub fn writer_state(&self) -> Pin<&T::INodeWriterState> {
+        // SAFETY: By the type invariants the inode is embedded in an `INodeWithData<T>` and not
+        // destroyed for the lifetime of `self`, so its writer state is initialised, and it does
+        // not move (`INodeWithData`'s invariants).
+        unsafe {
+            let outer = crate::container_of!(self.as_ptr(), INodeWithData<T>, inode);
+            Pin::new_unchecked((*outer).writer.assume_init_ref())
+        }
+    }
+    // patch: end
 
     /// Returns the generation of the inode (`i_generation`), which file handles carry.
     #[inline]
@@ -258,7 +272,7 @@ impl<T: FileSystem> RcuINode<T> {
         // SAFETY: By the type invariants the inode is embedded in an `INodeWithData` whose data
         // is initialised and, as the memory, valid for the lifetime of `self`.
         unsafe {
-            let outer = crate::container_of!(self.as_ptr(), INodeWithData<T::INodeData>, inode);
+            let outer = crate::container_of!(self.as_ptr(), INodeWithData<T>, inode);
             (*outer).data.assume_init_ref()
         }
     }

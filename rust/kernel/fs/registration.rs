@@ -32,6 +32,22 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
     /// [`RcuINode`](super::inode::RcuINode)), in process context, where its `Drop` may sleep.
     type INodeData: Send + Sync;
 
+    // patch: wstate
+    /// Per-inode state of the inode's writers, beside [`FileSystem::INodeData`] but pinned and
+    /// reachable only by those who hold or write the inode
+    /// ([`UncountedINode::writer_state`](super::inode::UncountedINode::writer_state)), not by
+    /// RCU path walkers: locks such as ext2's `truncate_mutex`, which serialises the block
+    /// allocations of writeback (no `i_rwsem` there) with the other allocations and truncates
+    /// of the inode, and what they guard. It is initialised when the inode is allocated
+    /// (`alloc_inode`, which fails if it does) and dropped when the inode is destroyed: after
+    /// eviction, when writeback is done with it (`clear_inode`), before the RCU grace period
+    /// that frees the inode, in process context.
+    type INodeWriterState: Send + Sync;
+
+    /// Initialises the writer state of a new inode ([`FileSystem::INodeWriterState`]).
+    fn init_inode_writer_state() -> impl PinInit<Self::INodeWriterState, Error>;
+    // patch: end
+
     /// The part of [`FileSystem::INodeData`] that may be copied to user space directly from the
     /// inode cache, as `(offset, size)` in bytes within `INodeData` (the usercopy whitelist of
     /// `kmem_cache_create_usercopy`): data that a symbolic link target borrowed from the inode
@@ -126,7 +142,7 @@ pub trait FileSystem: Sized + Send + Sync + 'static {
 /// # Invariants
 ///
 /// `fs` is registered with the VFS while this exists; `inode_cache` holds objects of type
-/// `INodeWithData<T::INodeData>`, where `T` is the file system it was built for; `free_wq` is
+/// `INodeWithData<T>`, where `T` is the file system it was built for; `free_wq` is
 /// the workqueue on which they are freed. This value is dropped only when no superblock of `fs`
 /// exists (module exit of `fs.owner`).
 #[pin_data(PinnedDrop)]
@@ -157,7 +173,7 @@ impl Registration {
     /// must be owned by `module`'s state and dropped at its exit (mounted superblocks keep the
     /// module loaded). [`module_fs!`](crate::module_fs) does this.
     pub unsafe fn new<T: FileSystem>(module: &'static ThisModule) -> impl PinInit<Self, Error> {
-        let size = size_of::<INodeWithData<T::INodeData>>();
+        let size = size_of::<INodeWithData<T>>();
         try_pin_init!(Self {
             _pin: PhantomPinned,
             free_wq: {
@@ -176,16 +192,16 @@ impl Registration {
                         if len == 0 || end > size_of::<T::INodeData>() {
                             return Err(EINVAL);
                         }
-                        let base = INodeWithData::<T::INodeData>::DATA_OFFSET;
+                        let base = INodeWithData::<T>::DATA_OFFSET;
                         (u32::try_from(base + off)?, u32::try_from(len)?)
                     }
                 };
                 let mut args = bindings::kmem_cache_args {
                     // The objects hold a `T::INodeData`: they must be aligned for it.
-                    align: u32::try_from(core::mem::align_of::<INodeWithData<T::INodeData>>())?,
+                    align: u32::try_from(core::mem::align_of::<INodeWithData<T>>())?,
                     useroffset,
                     usersize,
-                    ctor: Some(INodeWithData::<T::INodeData>::init_once_callback),
+                    ctor: Some(INodeWithData::<T>::init_once_callback),
                     ..pin_init::zeroed()
                 };
                 // SAFETY: The name is a static C string and `args` is valid for the duration of
@@ -638,6 +654,14 @@ impl<T: FileSystem> FsContextVTable<T> {
 /// impl kernel::fs::FileSystem for MyFs {
 ///     type Data = ();
 ///     type INodeData = ();
+// patch: wstate
+///     type INodeWriterState = ();
+///
+///     fn init_inode_writer_state() -> impl PinInit<(), Error> {
+///         Ok(())
+///     }
+///
+// patch: end
 ///     type Options = ();
 ///     const NAME: &'static CStr = c"myfs";
 ///     type SuperOperations = Self;

@@ -550,25 +550,25 @@ pub(crate) struct SuperOperationsVTable<T: FileSystem, U: ?Sized>(
 
 impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> SuperOperationsVTable<T, U> {
     const VTABLE: bindings::super_operations = bindings::super_operations {
-        alloc_inode: Some(inode::INodeWithData::<T::INodeData>::alloc_inode_callback),
+        alloc_inode: Some(inode::INodeWithData::<T>::alloc_inode_callback),
         // Data that must be dropped is dropped in process context (its `Drop` may
         // sleep); plain data is freed as C file systems free inodes, from the VFS's RCU
         // callback, without a trip through the workqueue.
         // patch: !fsync
         // destroy_inode: if core::mem::needs_drop::<T::INodeData>() {
-        //     Some(inode::INodeWithData::<T::INodeData>::destroy_inode_callback)
+        //     Some(inode::INodeWithData::<T>::destroy_inode_callback)
         // } else {
         //     None
         // },
         // patch: end
         // patch: fsync
         // Always: it also empties the inode's list of metadata buffers.
-        destroy_inode: Some(inode::INodeWithData::<T::INodeData>::destroy_inode_callback),
+        destroy_inode: Some(inode::INodeWithData::<T>::destroy_inode_callback),
         // patch: end
         free_inode: if core::mem::needs_drop::<T::INodeData>() {
             None
         } else {
-            Some(inode::INodeWithData::<T::INodeData>::free_inode_callback)
+            Some(inode::INodeWithData::<T>::free_inode_callback)
         },
         // Always: the bindings release the per-superblock data there.
         put_super: Some(Self::put_super_callback),
@@ -741,7 +741,7 @@ impl<T: FileSystem, U: SuperOperations<FileSystem = T> + ?Sized> SuperOperations
         wbc: *mut bindings::writeback_control,
     ) -> c_int {
         // SAFETY: The inode was allocated by the bindings' `alloc_inode` and is alive.
-        if !unsafe { inode::INodeWithData::<T::INodeData>::data_initialised(inode) } {
+        if !unsafe { inode::INodeWithData::<T>::data_initialised(inode) } {
             // A bad inode (its set-up failed): the file system has nothing of it to write.
             return 0;
         }

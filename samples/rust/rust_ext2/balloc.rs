@@ -5,7 +5,7 @@
 use crate::ext2::{Ext2Fs, Ext2Sb};
 use crate::superblock::ext2_error;
 use kernel::fs::buffer::Head;
-use kernel::fs::inode::{INode, UncountedINode};
+use kernel::fs::inode::UncountedINode;
 use kernel::fs::sb::{self, SuperBlock};
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
@@ -316,7 +316,11 @@ fn try_to_allocate(
 /// are marked in the bitmap, taken off the group's and the file system's free counts and added
 /// to the inode's `i_blocks`. `ENOSPC` if no block is free (or only reserved ones the caller
 /// may not use), `EIO` if a group's descriptor or bitmap cannot be read.
-pub(crate) fn new_blocks(inode: &INode<Ext2Fs>, goal: u64, count: u32) -> Result<(u32, u32)> {
+pub(crate) fn new_blocks(
+    inode: &UncountedINode<Ext2Fs>,
+    goal: u64,
+    count: u32,
+) -> Result<(u32, u32)> {
     let sb = inode.super_block();
     let s = sb.data();
     if !has_free_blocks(s) {

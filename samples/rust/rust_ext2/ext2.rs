@@ -5,12 +5,12 @@
 //! superblock and inode data.
 
 use kernel::fs::buffer::Head;
-use kernel::fs::inode::mode;
+use kernel::fs::inode::{mode, UncountedINode};
 use kernel::fs::ondisk::{Le16, Le32};
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
 use kernel::sync::atomic::{Atomic, Relaxed};
-use kernel::sync::SpinLock;
+use kernel::sync::{new_mutex, Mutex, SpinLock};
 use kernel::transmute::{AsBytes, FromBytes};
 
 /// Magic number of ext2 superblocks.
@@ -467,16 +467,44 @@ pub(crate) struct Ext2Inode {
     pub(crate) dir_start_lookup: Atomic<u64>,
     /// The group of the inode (`i_block_group`), where its blocks are sought first.
     pub(crate) block_group: u32,
-    /// For regular files: the logical block allocated last, and its device block (0: none yet),
-    /// where the next allocation goes if it follows (`i_block_alloc_info`'s
-    /// `last_alloc_logical_block`/`last_alloc_physical_block`). Changed under the inode's
-    /// `i_rwsem`.
-    pub(crate) last_alloc: Atomic<u64>,
-    pub(crate) last_alloc_physical: Atomic<u32>,
     /// `i_dtime`: the deletion time, as read, and set when an unlinked inode is evicted.
     pub(crate) dtime: Atomic<u32>,
     /// `EXT2_STATE_NEW`: a new inode, whose first write clears its place in the inode table.
     pub(crate) state_new: Atomic<bool>,
+}
+
+/// Per-inode state of writers (the part of `struct ext2_inode_info` that `truncate_mutex`
+/// guards), reached only by those who write the inode.
+#[pin_data]
+pub(crate) struct Ext2InodeWriter {
+    /// `truncate_mutex`: serialises the block allocations of the inode (buffered writes,
+    /// writeback of shared writable mappings, directories growing) with each other and with
+    /// truncate, and guards where the next allocation goes.
+    #[pin]
+    pub(crate) truncate_mutex: Mutex<AllocInfo>,
+}
+
+impl Ext2InodeWriter {
+    /// A new inode's writer state (`init_once`'s `mutex_init`), no allocation made yet.
+    pub(crate) fn new() -> impl PinInit<Self, Error> {
+        try_pin_init!(Self {
+            truncate_mutex <- new_mutex!(AllocInfo::default(), "ext2_inode::truncate_mutex"),
+        })
+    }
+
+    /// The writer state of `inode`.
+    pub(crate) fn of(inode: &UncountedINode<Ext2Fs>) -> &Self {
+        inode.writer_state().get_ref()
+    }
+}
+
+/// `struct ext2_block_alloc_info` without the reservation window: for regular files, the
+/// logical block allocated last and its device block (0: none yet), where the next allocation
+/// goes if it follows (`last_alloc_logical_block`, `last_alloc_physical_block`).
+#[derive(Default)]
+pub(crate) struct AllocInfo {
+    pub(crate) last_alloc_logical: u64,
+    pub(crate) last_alloc_physical: u32,
 }
 
 /// What `i_block` holds (`i_data`).

@@ -223,8 +223,6 @@ pub(crate) fn new_inode(dir: &LockedINode<'_, Ext2Fs>, mode: u16) -> Result<Crea
             flags,
             dir_start_lookup: Atomic::new(0),
             block_group: group,
-            last_alloc: Atomic::new(0),
-            last_alloc_physical: Atomic::new(0),
             dtime: Atomic::new(0),
             state_new: Atomic::new(true),
         },

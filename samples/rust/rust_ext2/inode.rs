@@ -2,7 +2,7 @@
 
 //! Inodes: reading them from the inode table and mapping their blocks (`fs/ext2/inode.c`).
 
-use crate::ext2::{self, DiskInode, Ext2Fs, Ext2Inode, Ext2Sb, IData};
+use crate::ext2::{self, DiskInode, Ext2Fs, Ext2Inode, Ext2InodeWriter, Ext2Sb, IData};
 use crate::superblock::ext2_error;
 use crate::{dir, namei, symlink, xattr};
 use kernel::fs::address_space::{
@@ -301,10 +301,11 @@ fn free_tree(inode: &UncountedINode<Ext2Fs>, nr: u32, depth: usize) {
 /// `__ext2_truncate_blocks`: frees the blocks of `inode` from offset `offset` (rounded up to
 /// a block) on, and the indirect blocks that map only them. The caller checked that the inode
 /// maps blocks (a regular file, directory or slow symlink: `setsize`) and holds the inode's
-/// `i_rwsem` and invalidate lock (C's `truncate_mutex` serialises this with allocation, which
-/// rust_ext2 does not do yet).
+/// `i_rwsem` and invalidate lock, or evicts it; the inode's `truncate_mutex`, taken here,
+/// serialises it with allocations (writeback allocates for shared mappings below the size).
 #[allow(clippy::arithmetic_side_effects)]
 fn truncate_blocks(inode: &UncountedINode<Ext2Fs>, offset: i64) {
+    let _guard = Ext2InodeWriter::of(inode).truncate_mutex.lock();
     let sb = inode.super_block();
     let s = sb.data();
     let data = &inode.data().data;
@@ -607,7 +608,7 @@ impl AddressSpaceOperations for FileOps {
     /// `ext2_writepages`. The page cache is dirtied by writes (`write_begin` allocated the
     /// blocks) and truncates (the rest of the block they keep), whose blocks are mapped.
     fn writepages(inode: &UncountedINode<Ext2Fs>, wbc: &mut WritebackControl) -> Result {
-        address_space::mpage_writepages::<Mapper>(inode, wbc)
+        address_space::mpage_writepages_alloc::<Mapper>(inode, wbc)
     }
 
     /// `ext2_write_begin`.
@@ -652,11 +653,7 @@ fn write_failed(inode: &mut LockedINode<'_, Ext2Fs>, to: i64) {
 }
 
 impl BlockAllocator for Mapper {
-    fn alloc_blocks(
-        inode: &mut LockedINode<'_, Ext2Fs>,
-        iblock: u64,
-        max: usize,
-    ) -> Result<AllocRun> {
+    fn alloc_blocks(inode: &UncountedINode<Ext2Fs>, iblock: u64, max: usize) -> Result<AllocRun> {
         alloc_blocks(inode, iblock, max)
     }
 }
@@ -665,7 +662,7 @@ impl BlockAllocator for Mapper {
 /// the chain, in indirect block `ind` if not `i_data`): the block of the nearest entry before
 /// it, else the indirect block, else a place in the inode's group chosen by the process id
 /// (`colour`).
-fn find_near(inode: &INode<Ext2Fs>, arr: Arr<'_>, off: usize, ind: Option<u64>) -> u64 {
+fn find_near(inode: &UncountedINode<Ext2Fs>, arr: Arr<'_>, off: usize, ind: Option<u64>) -> u64 {
     if let Ok(before) = arr.snapshot(0, off) {
         if let Some(&b) = before.iter().rev().find(|&&b| b != 0) {
             return b.into();
@@ -685,9 +682,15 @@ fn find_near(inode: &INode<Ext2Fs>, arr: Arr<'_>, off: usize, ind: Option<u64>) 
 /// the array that maps the first (`ext2_blks_to_allocate`), goal-directed (`ext2_find_goal`),
 /// the new indirect blocks zeroed and filled before they are linked (`ext2_alloc_branch`), the
 /// branch linked last (`ext2_splice_branch`), so that lock-free readers see a hole or the whole
-/// branch. The inode's `i_rwsem` serialises it with other allocations and with truncate.
+/// branch. The inode's `truncate_mutex` serialises it with other allocations (writeback of
+/// shared mappings allocates too, with no lock of the inode) and with truncate.
 #[allow(clippy::arithmetic_side_effects)]
-fn alloc_blocks(inode: &mut LockedINode<'_, Ext2Fs>, iblock: u64, max: usize) -> Result<AllocRun> {
+fn alloc_blocks(inode: &UncountedINode<Ext2Fs>, iblock: u64, max: usize) -> Result<AllocRun> {
+    if let Some(run) = map_blocks(inode, iblock, max)? {
+        return Ok(AllocRun { run, new: false });
+    }
+    let mut info = Ext2InodeWriter::of(inode).truncate_mutex.lock();
+    // Mapped meanwhile by another allocation (C's second `ext2_get_branch`, under the mutex).
     if let Some(run) = map_blocks(inode, iblock, max)? {
         return Ok(AllocRun { run, new: false });
     }
@@ -725,8 +728,8 @@ fn alloc_blocks(inode: &mut LockedINode<'_, Ext2Fs>, iblock: u64, max: usize) ->
     let ei = inode.data();
     let is_reg = ei.is_reg();
     // `ext2_find_goal`.
-    let phys = ei.last_alloc_physical.load(Relaxed);
-    let goal = if is_reg && phys != 0 && iblock == ei.last_alloc.load(Relaxed).wrapping_add(1) {
+    let phys = info.last_alloc_physical;
+    let goal = if is_reg && phys != 0 && iblock == info.last_alloc_logical.wrapping_add(1) {
         u64::from(phys) + 1
     } else {
         let ind = bhs[partial].as_ref().map(|bh| bh.block());
@@ -761,9 +764,8 @@ fn alloc_blocks(inode: &mut LockedINode<'_, Ext2Fs>, iblock: u64, max: usize) ->
         }
     }
     if is_reg {
-        ei.last_alloc.store(iblock + u64::from(num) - 1, Relaxed);
-        ei.last_alloc_physical
-            .store(new[indirect] + num - 1, Relaxed);
+        info.last_alloc_logical = iblock + u64::from(num) - 1;
+        info.last_alloc_physical = new[indirect] + num - 1;
     }
     if let Some(bh) = &bhs[partial] {
         bh.mark_dirty_inode(inode)?;
@@ -785,7 +787,7 @@ fn alloc_blocks(inode: &mut LockedINode<'_, Ext2Fs>, iblock: u64, max: usize) ->
 /// block, and the number of data blocks (contiguous from it).
 #[allow(clippy::arithmetic_side_effects)]
 fn alloc_new_blocks(
-    inode: &INode<Ext2Fs>,
+    inode: &UncountedINode<Ext2Fs>,
     goal: u64,
     indirect: usize,
     count: u32,
@@ -827,7 +829,7 @@ fn alloc_new_blocks(
 /// are forgotten; the caller frees the blocks.
 #[allow(clippy::arithmetic_side_effects)]
 fn alloc_branch(
-    inode: &INode<Ext2Fs>,
+    inode: &UncountedINode<Ext2Fs>,
     offsets: &[usize],
     new: &[u32; 4],
     indirect: usize,
@@ -1203,8 +1205,6 @@ fn read_inode(
                 .saturating_sub(1)
                 .checked_div(s.inodes_per_group.into())
                 .unwrap_or(0) as u32,
-            last_alloc: Atomic::new(0),
-            last_alloc_physical: Atomic::new(0),
             dtime: Atomic::new(dtime),
             state_new: Atomic::new(false),
         },

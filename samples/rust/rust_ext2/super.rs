@@ -3,7 +3,8 @@
 //! Superblock: mount-time checks, group descriptors and statfs (`fs/ext2/super.c`).
 
 use crate::ext2::{
-    self, es_get, es_set, mnt, DiskGroupDesc, DiskSuperBlock, Ext2Fs, Ext2Inode, Ext2Sb, GroupDesc,
+    self, es_get, es_set, mnt, DiskGroupDesc, DiskSuperBlock, Ext2Fs, Ext2Inode, Ext2InodeWriter,
+    Ext2Sb, GroupDesc,
 };
 use crate::{inode, xattr};
 use kernel::fs::buffer::Head;
@@ -237,6 +238,12 @@ macro_rules! mount_err {
 impl kernel::fs::FileSystem for Ext2Fs {
     type Data = Ext2Sb;
     type INodeData = Ext2Inode;
+    type INodeWriterState = Ext2InodeWriter;
+
+    fn init_inode_writer_state() -> impl PinInit<Ext2InodeWriter, Error> {
+        Ext2InodeWriter::new()
+    }
+
     /// Fast symlink targets are copied to user space from the inode (readlink), as C ext2
     /// whitelists `i_data` (here with the tag of [`ext2::IData`]).
     const INODE_DATA_USERCOPY: Option<(usize, usize)> = Some((

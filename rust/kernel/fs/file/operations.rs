@@ -250,8 +250,11 @@ pub trait FileOperations {
     /// [`SuperBlock::iget`](crate::fs::sb::SuperBlock::iget) refuses an inode whose address
     /// space cannot be written) and `splice_write` `iter_file_splice_write`. With
     /// [`FileOperations::DIRECT_IO`], `O_DIRECT` writes go through the page cache and are written
-    /// and dropped from it before the call returns (C's `direct_write_fallback`). Shared
-    /// writable mappings stay refused.
+    /// and dropped from it before the call returns (C's `direct_write_fallback`). Files are
+    /// mapped as C's `generic_file_mmap_prepare` maps them, shared writable mappings included:
+    /// their page faults only dirty the folios (`filemap_page_mkwrite`), whose blocks writeback
+    /// must then allocate
+    /// ([`mpage_writepages_alloc`](crate::fs::address_space::mpage_writepages_alloc)).
     const WRITE: bool = false;
     // patch: end
 
@@ -337,7 +340,7 @@ impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> FileOperationsVT
             // patch: end
             // patch: write
             mmap_prepare: if U::WRITE {
-                Some(Self::mmap_prepare_callback)
+                Some(bindings::generic_file_mmap_prepare)
             } else {
                 Some(bindings::generic_file_readonly_mmap_prepare)
             },
@@ -439,32 +442,6 @@ impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> FileOperationsVT
                 return ret;
             }
             bindings::direct_write_fallback(iocb, from, 0, ret)
-        }
-    }
-
-    /// # Safety
-    ///
-    /// `mmap_prepare` of `struct file_operations`: `desc` is valid for the call, for a file of
-    /// an inode of `T`.
-    ///
-    /// Shared mappings of a file that `write(2)` writes may read it, but never write it: a
-    /// write fault would dirty blocks that writeback cannot allocate (the bindings' `writepages`
-    /// maps blocks, it does not allocate them). So a writable shared mapping is refused, and a
-    /// read-only one cannot be made writable later (`VM_MAYWRITE` cleared: `mprotect` refuses
-    /// `PROT_WRITE`), where `generic_file_readonly_mmap_prepare` refused any shared mapping of a
-    /// file opened for writing. Private mappings copy on write, as always.
-    unsafe extern "C" fn mmap_prepare_callback(desc: *mut bindings::vm_area_desc) -> c_int {
-        // SAFETY: `desc` is valid and ours to change for the call; the file's mapping has
-        // `read_folio` (`NewINode::init` checked it for tables that read through the page
-        // cache), which `generic_file_mmap_prepare` checks again.
-        unsafe {
-            if bindings::vma_desc_test_shared(desc) {
-                if bindings::vma_desc_test_write(desc) {
-                    return EINVAL.to_errno();
-                }
-                bindings::vma_desc_clear_maywrite(desc);
-            }
-            bindings::generic_file_mmap_prepare(desc)
         }
     }
     // patch: end

@@ -3,7 +3,7 @@
 //! The inode cache's objects: an inode with the file system's data beside it, and the slab and
 //! `super_operations` callbacks that allocate, construct and free them.
 
-use crate::fs::Registration;
+use crate::fs::{FileSystem, Registration};
 use crate::{bindings, prelude::*};
 use core::{mem::MaybeUninit, ptr};
 
@@ -14,9 +14,13 @@ use core::{mem::MaybeUninit, ptr};
 ///
 /// `data` is initialised if and only if `data_init` is true. `rwork` is used only once the inode
 /// was destroyed, to free the object.
+// patch: wstate
+/// `writer` is initialised from the object's allocation until the inode is destroyed, and does
+/// not move meanwhile (a slab object).
+// patch: end
 #[repr(C)]
-pub(crate) struct INodeWithData<D> {
-    pub(super) data: MaybeUninit<D>,
+pub(crate) struct INodeWithData<T: FileSystem> {
+    pub(super) data: MaybeUninit<T::INodeData>,
     pub(super) data_init: bool,
     pub(super) rwork: bindings::rcu_work,
     // patch: fsync
@@ -26,10 +30,14 @@ pub(crate) struct INodeWithData<D> {
     /// under RCU, `remove_assoc_queue`).
     pub(super) mmb: bindings::mapping_metadata_bhs,
     // patch: end
+    // patch: wstate
+    /// The file system's [`FileSystem::INodeWriterState`].
+    pub(super) writer: MaybeUninit<T::INodeWriterState>,
+    // patch: end
     pub(super) inode: bindings::inode,
 }
 
-impl<D> INodeWithData<D> {
+impl<T: FileSystem> INodeWithData<T> {
     /// The offset of the file system's data in the object.
     pub(crate) const DATA_OFFSET: usize = core::mem::offset_of!(Self, data);
 
@@ -76,12 +84,12 @@ impl<D> INodeWithData<D> {
     /// # Safety
     ///
     /// `alloc_inode` of `struct super_operations`: `sb` is a valid superblock of a file system
-    /// registered with a [`Registration`] whose `INodeData` is `D`.
+    /// registered with a [`Registration`] for `T`.
     pub(crate) unsafe extern "C" fn alloc_inode_callback(
         sb: *mut bindings::super_block,
     ) -> *mut bindings::inode {
         // SAFETY: The callback contract guarantees that `sb` is valid; it belongs to a file
-        // system registered with a `Registration` for a type with `INodeData = D` (the table
+        // system registered with a `Registration` for `T` (the table
         // that installs this callback is built for that type).
         let cache = unsafe { Registration::inode_cache(sb) };
         // SAFETY: `cache` is a valid kmem cache.
@@ -105,8 +113,22 @@ impl<D> INodeWithData<D> {
             #[cfg(CONFIG_BUFFER_HEAD)]
             bindings::mmb_init(&raw mut (*ptr).mmb, &raw mut (*ptr).inode.i_data);
             // patch: end
-            &raw mut (*ptr).inode
         }
+        // patch: wstate
+        // SAFETY: `writer` is uninitialised memory of the new object, which is not shared yet and
+        // does not move (a slab object). If the initialiser fails, the object is freed before
+        // anyone saw it (nothing else in it needs undoing: `mmb_init` only sets up a list).
+        // INVARIANT: Otherwise the writer state is initialised until the inode is destroyed.
+        unsafe {
+            let slot = (&raw mut (*ptr).writer).cast::<T::INodeWriterState>();
+            if pin_init::raw_try_init(slot, T::init_inode_writer_state()).is_err() {
+                bindings::kmem_cache_free(cache, ptr.cast());
+                return ptr::null_mut();
+            }
+        }
+        // patch: end
+        // SAFETY: `ptr` is the new object.
+        unsafe { &raw mut (*ptr).inode }
     }
 
     /// # Safety
@@ -115,7 +137,7 @@ impl<D> INodeWithData<D> {
     /// allocated by [`Self::alloc_inode_callback`] that is being destroyed, on a valid
     /// superblock; freeing it is left to this callback.
     // patch: fsync
-    /// With `free_inode` (when `D` has no drop glue) freeing is left to that.
+    /// With `free_inode` (when `T::INodeData` has no drop glue) freeing is left to that.
     // patch: end
     ///
     /// RCU path walkers may still look at the inode (and its data, see [`RcuINode`]) until a
@@ -126,6 +148,15 @@ impl<D> INodeWithData<D> {
         // SAFETY: All inodes of this file system are allocated by `alloc_inode_callback`, so
         // `inode` is embedded in a `Self`; the VFS does not use it after this call.
         let ptr = unsafe { crate::container_of!(inode, Self, inode) };
+        // patch: wstate
+        // SAFETY: The writer state was initialised when the object was allocated (type
+        // invariants) and is dropped here, once: the inode is destroyed after eviction waited
+        // for writeback and cleared the inode (or right after a failed `inode_init_always`), so
+        // no writer reaches it any more (`UncountedINode`s, which give it, do not outlive the
+        // inode's life), and RCU walkers never do (`RcuINode` does not give it). The VFS calls
+        // this in process context, where its `Drop` may sleep.
+        unsafe { (*ptr).writer.assume_init_drop() };
+        // patch: end
         // patch: fsync
         // SAFETY: The list is the inode's, initialised in `alloc_inode_callback`. Its buffers
         // still dirty are written and waited for, as `ext2_evict_inode` does (an `fsync` of the
@@ -140,7 +171,7 @@ impl<D> INodeWithData<D> {
             }
             bindings::mmb_invalidate(mmb);
         }
-        if !core::mem::needs_drop::<D>() {
+        if !core::mem::needs_drop::<T::INodeData>() {
             // `free_inode_callback` frees the object after a grace period.
             return;
         }
@@ -158,14 +189,14 @@ impl<D> INodeWithData<D> {
     /// # Safety
     ///
     /// `free_inode` of `struct super_operations`, installed instead of `destroy_inode` only when
-    /// `D` has no drop glue (`needs_drop`): `inode` is an inode allocated by
+    /// `T::INodeData` has no drop glue (`needs_drop`): `inode` is an inode allocated by
     /// [`Self::alloc_inode_callback`] that was destroyed. The VFS calls this from an RCU callback
     /// (`i_callback`), so a grace period has passed and RCU path walkers are done with it.
     pub(crate) unsafe extern "C" fn free_inode_callback(inode: *mut bindings::inode) {
         // SAFETY: All inodes of this file system are allocated by `alloc_inode_callback`, so
         // `inode` is embedded in a `Self`.
         let ptr = unsafe { crate::container_of!(inode, Self, inode) };
-        // `D` has no drop glue (safety requirements), so the data need not be dropped, even if it
+        // `T::INodeData` has no drop glue (safety requirements), so the data need not be dropped, even if it
         // was initialised. The superblock may be gone by now: `kfree` finds the inode cache from
         // the object itself.
         // SAFETY: The object was allocated by `kmem_cache_alloc` in `alloc_inode_callback`, and

@@ -336,7 +336,7 @@ impl<'a, T: FileSystem> Evicting<'a, T> {
         // cleared once. Its list is the one `alloc_inode_callback` initialised.
         unsafe {
             #[cfg(CONFIG_BUFFER_HEAD)]
-            bindings::mmb_invalidate(INodeWithData::<T::INodeData>::mmb(inode));
+            bindings::mmb_invalidate(INodeWithData::<T>::mmb(inode));
             bindings::clear_inode(inode);
         }
     }
@@ -390,7 +390,7 @@ pub(crate) unsafe extern "C" fn evict_inode_callback<
     // SAFETY: The inode was allocated by the bindings and is not `I_NEW` any more (evict runs
     // after `unlock_new_inode` or `discard_new_inode`). An inode whose set-up failed (bad)
     // has no data: the file system never saw it.
-    if unsafe { INodeWithData::<T::INodeData>::data_initialised(inode) } {
+    if unsafe { INodeWithData::<T>::data_initialised(inode) } {
         // INVARIANT: The inode is initialised (its data is) and being evicted by our caller.
         let mut evicting = Evicting {
             // SAFETY: The inode is initialised, of `T`, on a live superblock, and its memory

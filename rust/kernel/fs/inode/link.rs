@@ -99,9 +99,9 @@ pub(super) fn usercopy_allowed<T: FileSystem>(inode_ptr: *mut bindings::inode, s
     let whitelist = T::INODE_DATA_USERCOPY.map(|(off, n)| {
         let obj = inode_ptr
             .addr()
-            .wrapping_sub(core::mem::offset_of!(INodeWithData<T::INodeData>, inode));
+            .wrapping_sub(core::mem::offset_of!(INodeWithData<T>, inode));
         let lo = obj
-            .wrapping_add(INodeWithData::<T::INodeData>::DATA_OFFSET)
+            .wrapping_add(INodeWithData::<T>::DATA_OFFSET)
             .wrapping_add(off);
         (lo, n)
     });

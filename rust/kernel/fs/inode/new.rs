@@ -195,7 +195,7 @@ impl<T: FileSystem> NewINode<T> {
 
             // INVARIANT: The data is written, then marked initialised; `free_work_callback`
             // drops it.
-            let outer = crate::container_of!(inode_ptr, INodeWithData<T::INodeData>, inode);
+            let outer = crate::container_of!(inode_ptr, INodeWithData<T>, inode);
             (*outer).data.write(params.value);
             (*outer).data_init = true;
 

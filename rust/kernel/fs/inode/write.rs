@@ -406,18 +406,21 @@ impl<'a, T: FileSystem> LockedINode<'a, T> {
     pub(crate) fn inode(&self) -> &'a INode<T> {
         self.0
     }
-
-    /// Sets the change time to now (`inode_set_ctime_current`), as a block allocation does.
-    /// The inode is not marked dirty.
-    #[inline]
-    pub fn set_ctime_now(&mut self) {
-        // SAFETY: The inode is valid and its `i_rwsem` held exclusively (type invariants), under
-        // which the times change.
-        unsafe { bindings::inode_set_ctime_current(self.0.as_ptr()) };
-    }
 }
 
-impl<T: FileSystem> INode<T> {
+impl<T: FileSystem> UncountedINode<T> {
+    /// Sets the change time to now (`inode_set_ctime_current`), as a block allocation does
+    /// (`ext2_splice_branch`), also in writeback, which holds no lock of the inode. The inode is
+    /// not marked dirty.
+    #[inline]
+    pub fn set_ctime_now(&self) {
+        // SAFETY: The inode is valid. Without the `i_rwsem` this store may race with other
+        // updates of the times and with their readers: timestamps are the kernel's exception,
+        // updated under no lock in C too (`touch_atime`; the block allocations of writeback),
+        // and the bindings read them with READ_ONCE.
+        unsafe { bindings::inode_set_ctime_current(self.as_ptr()) };
+    }
+
     /// Adds `bytes` to the space the inode uses (`inode_add_bytes`: `i_blocks` and `i_bytes`,
     /// under `i_lock`), for blocks the file system allocated. The inode is not marked dirty.
     #[inline]
