@@ -54,6 +54,9 @@ done
 mkdir -p "$root/expected"
 [ -d "$IMGDIR/expected" ] && cp -a "$IMGDIR/expected/." "$root/expected/"
 cp "$KBUILD_OUT/include/config/kernel.release" "$root/expected/kernel.release"
+# FSX_OPS: fsx operations per mode for tests/vm/26-ext2-rw-write.sh (default
+# 10,000; the long run of the issue is 100,000).
+[ -z "${FSX_OPS:-}" ] || echo "$FSX_OPS" > "$root/expected/fsx-ops"
 # Disk order: images sorted by name become vda, vdb, ...
 i=0
 : > "$root/expected/disks"

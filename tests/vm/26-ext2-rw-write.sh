@@ -3,12 +3,13 @@
 # Writes on the debug kernel (KASAN, lockdep, KMEMLEAK, overflow checks):
 # rust_ext2 with writes=1 on a copy of rww-1024/2048/4096.img (tests/images/
 # 40-rw.sh) on a loop device, for each block size: fstests' fsx, 10,000
-# operations on a file through the page cache, mapped reads among them, and
-# 10,000 with O_DIRECT (mapped writes off: shared writable mappings are not
-# served yet; fsx checks every read against its model of the file), then four writers
+# operations on a file through the page cache with read(2)/write(2) only,
+# 10,000 with mapped reads and writes among them (shared writable mappings,
+# allocated at writeback) and 10,000 with O_DIRECT (fsx checks every read
+# against its model of the file), then four writers
 # of four files with two readers reading them, then fstests' fsstress with
 # four processes limited to what rust_ext2 serves (creat, unlink, write,
-# writev, O_DIRECT writes and reads, reads, mapped reads, truncate, fsync,
+# writev, O_DIRECT writes and reads, reads, mapped reads and writes, truncate, fsync,
 # fdatasync, getdents, stat, chown, fiemap, splice, copy_file_range; no
 # directories, links or renames yet), then a file filled to ENOSPC; after
 # the unmount e2fsck -fn must be clean. The run fails on any splat in the
@@ -20,15 +21,20 @@ modprobe rust_ext2 writes=1
 trap 'umount /mnt/rw 2> /dev/null; losetup -d /dev/loop7 2> /dev/null' EXIT
 mkdir -p /mnt/rw
 ops=0 stress=0
+# fsx operations per mode and block size: 10,000, or FSX_OPS given to
+# mkinitramfs (make test ... FSX_OPS=100000 for the long run).
+n=$(cat /expected/fsx-ops 2> /dev/null || echo 10000)
 for bs in 1024 2048 4096; do
 	cp "$(disk rww-$bs)" /tmp/rww.img
 	losetup /dev/loop7 /tmp/rww.img
 	mount -t rust_ext2 -o noreservation /dev/loop7 /mnt/rw || fail "mount rww-$bs"
-	fsx -q -P /tmp -N 10000 -S 7 -l 1048576 -W /mnt/rw/fsx.buf > /tmp/fsx.log 2>&1 ||
+	fsx -q -P /tmp -N "$n" -S 7 -l 1048576 -R -W /mnt/rw/fsx.buf > /tmp/fsx.log 2>&1 ||
 		{ tail -30 /tmp/fsx.log; fail "fsx buffered, $bs-byte blocks"; }
-	fsx -q -P /tmp -N 10000 -S 8 -l 1048576 -R -W -Z -r 512 -w 512 -t 512 /mnt/rw/fsx.dio > /tmp/fsx.log 2>&1 ||
+	fsx -q -P /tmp -N "$n" -S 9 -l 1048576 /mnt/rw/fsx.map > /tmp/fsx.log 2>&1 ||
+		{ tail -30 /tmp/fsx.log; fail "fsx mmap, $bs-byte blocks"; }
+	fsx -q -P /tmp -N "$n" -S 8 -l 1048576 -R -W -Z -r 512 -w 512 -t 512 /mnt/rw/fsx.dio > /tmp/fsx.log 2>&1 ||
 		{ tail -30 /tmp/fsx.log; fail "fsx O_DIRECT, $bs-byte blocks"; }
-	ops=$((ops + 20000))
+	ops=$((ops + 3 * n))
 	touch /tmp/readers
 	readers=
 	for r in 1 2; do
@@ -45,7 +51,7 @@ for bs in 1024 2048 4096; do
 	for p in $readers; do wait $p || true; done
 	for n in 1 2 3 4; do expect_eq "size of w$n" "$(stat -c %s /mnt/rw/w$n)" 2100000; done
 	fsstress -d /mnt/rw -p 4 -n 1500 -s "$bs" -z -f creat=4 -f unlink=3 -f write=4 \
-		-f writev=2 -f dwrite=2 -f read=2 -f readv=1 -f dread=1 -f mread=1 -f truncate=2 \
+		-f writev=2 -f dwrite=2 -f read=2 -f readv=1 -f dread=1 -f mread=1 -f mwrite=1 -f truncate=2 \
 		-f fsync=1 -f fdatasync=1 -f getdents=1 -f stat=2 -f chown=1 -f fiemap=1 \
 		-f splice=1 -f copyrange=1 > /tmp/fsstress.log 2>&1 ||
 		{ tail -30 /tmp/fsstress.log; fail "fsstress, $bs-byte blocks"; }
@@ -59,4 +65,4 @@ for bs in 1024 2048 4096; do
 done
 trap - EXIT
 rmmod rust_ext2
-echo "PASS ext2-rw-write ($ops fsx operations buffered and O_DIRECT, 4 writers with 2 readers, $stress fsstress operations in 4 processes, a full file system, on 1, 2 and 4 KiB blocks: fsx and e2fsck clean)"
+echo "PASS ext2-rw-write ($ops fsx operations buffered, mapped and O_DIRECT, 4 writers with 2 readers, $stress fsstress operations in 4 processes, a full file system, on 1, 2 and 4 KiB blocks: fsx and e2fsck clean)"

@@ -196,9 +196,9 @@ impl<T: FileSystem> INodeWithData<T> {
         // SAFETY: All inodes of this file system are allocated by `alloc_inode_callback`, so
         // `inode` is embedded in a `Self`.
         let ptr = unsafe { crate::container_of!(inode, Self, inode) };
-        // `T::INodeData` has no drop glue (safety requirements), so the data need not be dropped, even if it
-        // was initialised. The superblock may be gone by now: `kfree` finds the inode cache from
-        // the object itself.
+        // `T::INodeData` has no drop glue (safety requirements), so the data need not be
+        // dropped, even if it was initialised. The superblock may be gone by now: `kfree` finds
+        // the inode cache from the object itself.
         // SAFETY: The object was allocated by `kmem_cache_alloc` in `alloc_inode_callback`, and
         // no one uses it any more (the VFS calls this once, after a grace period).
         unsafe { bindings::kfree(ptr.cast()) };
