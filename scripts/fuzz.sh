@@ -3,8 +3,8 @@
 # images (with SWEEP=1 followed by the whole boundary-value sweep of
 # tests/fuzz/boundary.py, about 3,800 images)
 # (tests/images/30-fuzz.sh with FUZZ_COUNT/FUZZ_SEED), boot the debug kernel
-# once and run tests/vm/30-hostile.sh on them, with a progress line per
-# image. Images that misbehave (oops, BUG, WARN, KASAN, Rust panic, hang, or
+# once and run tests/vm/30-hostile.sh on them (read-only, then read-write
+# and written), with a progress line per image. Images that misbehave (oops, BUG, WARN, KASAN, Rust panic, hang, or
 # the VM dying on them) are written to out/crashes/ with a reproducer.
 #
 # scripts/fuzz.sh --replay IMAGE: boot with IMAGE as the only fuzz image.
@@ -16,6 +16,8 @@ out=$REPO/out/fuzz
 crashes=$REPO/out/crashes
 export IMGDIR=$out/images
 rm -rf "$out"; mkdir -p "$IMGDIR/expected" "$crashes"
+# Every image is also mounted read-write and written (make test: every 4th).
+echo 1 > "$IMGDIR/expected/hostile-rw-stride"
 if [ "${1:-}" = --replay ]; then
 	cp "$2" "$IMGDIR/fuzz.img"
 	echo "0 replay $(basename "$2") $(stat -c %s "$2") replayed image" > "$IMGDIR/expected/fuzz.list"
@@ -45,10 +47,13 @@ cat "$out/result.txt"
 # Misbehaving images: CRASH outcomes, the images another worker had in
 # flight then (30-hostile.sh runs one worker per CPU), and those started but
 # never finished if the VM died.
-bad=$(grep -E '^@@FUZZ .* (rust|c)=CRASH' "$console" | awk '{print $2}')
+bad=$(grep -E '^@@FUZZ(-RW)? .* (rust|c)=CRASH' "$console" | awk '{print $2}')
 bad="$bad $(awk '$1 == "@@FUZZ-SUSPECT" { print $2 }' "$console")"
 for idx in $(awk '$1 == "@@FUZZ-START" { print $2 }' "$console"); do
 	grep -q "^@@FUZZ $idx " "$console" || bad="$bad $idx"
+done
+for idx in $(awk '$1 == "@@FUZZ-RW-START" { print $2 }' "$console"); do
+	grep -q "^@@FUZZ-RW $idx " "$console" || bad="$bad $idx"
 done
 bad=$(printf '%s\n' $bad | sort -nu)
 for idx in $bad; do

@@ -423,3 +423,13 @@ __rust_helper void rust_helper_i_size_write(struct inode *inode, loff_t i_size)
 {
 	i_size_write(inode, i_size);
 }
+
+__rust_helper size_t rust_helper_iov_iter_count(const struct iov_iter *i)
+{
+	return iov_iter_count(i);
+}
+
+__rust_helper ssize_t rust_helper_generic_write_sync(struct kiocb *iocb, ssize_t count)
+{
+	return generic_write_sync(iocb, count);
+}

@@ -17,6 +17,13 @@
  *
  * fswalk -m DEV FSTYPE DIR: mount DEV read-only on DIR first (printing
  * "mount-err ERRNO" and stopping if that fails), walk, then unmount.
+ *
+ * fswalk -w DEV FSTYPE DIR OPTIONS: mount DEV read-write with OPTIONS (such
+ * as errors=continue) and write while walking: in each directory (the first
+ * 64) a new file is created, written (two blocks, one past 80 KiB), cut,
+ * synced and unlinked, and the first 4 regular files are appended to and
+ * cut to half; the first of them is unlinked. Failures are "err" lines;
+ * "mode ro" says the mount became read-only.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -29,6 +36,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -38,6 +46,7 @@
 
 static const char *root;
 static int dirent_buf = 80;
+static int write_mode, dirs_written;
 
 static void err(const char *what, const char *path)
 {
@@ -270,6 +279,45 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(((const struct ent *)a)->name, ((const struct ent *)b)->name);
 }
 
+/* -w: a new file in directory `path`, written, cut, synced and unlinked. */
+static void write_new(const char *path)
+{
+	static char buf[8192];
+	char name[8192];
+	int fd;
+
+	snprintf(name, sizeof(name), "%s/.fswalk-new", path);
+	memset(buf, 0xa5, sizeof(buf));
+	fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0)
+		return err("create", name);
+	if (pwrite(fd, buf, sizeof(buf), 0) < 0)
+		err("write", name);
+	if (pwrite(fd, buf, 100, 80 << 10) < 0)
+		err("write-far", name);
+	if (ftruncate(fd, 3000) < 0)
+		err("truncate", name);
+	if (fsync(fd) < 0)
+		err("fsync", name);
+	close(fd);
+	if (unlink(name) < 0)
+		err("unlink", name);
+}
+
+/* -w: regular file `path` of size `size` appended to and cut to half. */
+static void write_old(const char *path, off_t size)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0)
+		return err("open-w", path);
+	if (pwrite(fd, "appended by fswalk\n", 19, size) < 0)
+		err("append", path);
+	if (ftruncate(fd, size / 2) < 0)
+		err("truncate", path);
+	close(fd);
+}
+
 static void walk(const char *path)
 {
 	struct ent *e, *part, *rest;
@@ -309,6 +357,10 @@ static void walk(const char *path)
 	close(fd);
 	/* Recurse in name order, so the output does not depend on hash order. */
 	qsort(e, n, sizeof(*e), cmp_name);
+	int files = 0, writing = write_mode && dirs_written++ < 64;
+
+	if (writing)
+		write_new(path);
 	for (i = 0; i < n; i++) {
 		struct stat st;
 
@@ -318,6 +370,11 @@ static void walk(const char *path)
 		inode(child);
 		if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
 			walk(child);
+		else if (writing && S_ISREG(st.st_mode) && files < 4) {
+			write_old(child, st.st_size);
+			if (files++ == 0 && unlink(child) < 0)
+				err("unlink", child);
+		}
 	}
 	free(e);
 }
@@ -327,17 +384,25 @@ int main(int argc, char **argv)
 	struct statfs sf;
 	int do_mount = argc > 4 && !strcmp(argv[1], "-m");
 
-	if (do_mount) {
-		if (mount(argv[2], argv[4], argv[3], MS_RDONLY, NULL) < 0) {
+	write_mode = argc > 5 && !strcmp(argv[1], "-w");
+	if (do_mount || write_mode) {
+		if (mount(argv[2], argv[4], argv[3], write_mode ? 0 : MS_RDONLY,
+			  write_mode ? argv[5] : NULL) < 0) {
 			printf("mount-err %s\n", strerrorname_np(errno) ?: "?");
 			return 0;
 		}
 		printf("mount ok\n");
 		argv += 3;
 		argc -= 3;
+		if (write_mode) {
+			/* OPTIONS dropped: DIR [GETDENTS_BUFSIZE] follow. */
+			argv[2] = argv[1];
+			argv++;
+			argc--;
+		}
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: [FSWALK_UID=N] [FSWALK_NODATA=1] fswalk DIR [GETDENTS_BUFSIZE]\n");
+		fprintf(stderr, "usage: [FSWALK_UID=N] [FSWALK_NODATA=1] fswalk [-m DEV FSTYPE | -w DEV FSTYPE] DIR [OPTIONS] [GETDENTS_BUFSIZE]\n");
 		return 2;
 	}
 	/* FSWALK_UID: walk as that (unprivileged) user and group, no groups. */
@@ -358,7 +423,10 @@ int main(int argc, char **argv)
 	inode(root);
 	walk(root);
 	fflush(stdout);
-	if (do_mount && umount2(root, 0) < 0)
+	if (write_mode && statfs(root, &sf) == 0 && (sf.f_flags & ST_RDONLY))
+		printf("mode ro\n");
+	fflush(stdout);
+	if ((do_mount || write_mode) && umount2(root, 0) < 0)
 		printf("umount-err %s\n", strerrorname_np(errno) ?: "?");
 	return 0;
 }

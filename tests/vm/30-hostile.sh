@@ -7,6 +7,12 @@
 # mount with an errno or fail single calls with an errno; never oops, BUG,
 # WARN, KASAN, panic or hang (60 s per image), and leak nothing (rmmod at the
 # end destroys the inode cache, which warns if objects are left).
+# Every 4th image (every one in make fuzz: expected/hostile-rw-stride) is
+# then also mounted read-write (rust_ext2 with writes=1) on a fresh copy per
+# driver, alternately with errors=continue and errors=remount-ro, and written
+# while it is walked (fswalk -w: files created, written past the direct
+# blocks, cut, synced and unlinked in each directory, existing files
+# appended to, cut and unlinked), with the same rules.
 # The images are shared out to one worker per CPU (own loop device, mount
 # point and files); the kernel log is read and cleared under a lock, so a
 # worker's capture can hold lines of the image another worker has in flight:
@@ -14,22 +20,28 @@
 # in-flight images are named as suspects (@@FUZZ-SUSPECT, which make fuzz
 # also keeps as reproducers).
 . /tests/lib.sh
-modprobe rust_ext2
+modprobe rust_ext2 writes=1
 container=$(disk fuzz)
 jobs=$(nproc)
 crashes=0
 dmesg -c > /dev/null
 rm -rf /tmp/h; mkdir -p /tmp/h
-run() { # W FSTYPE -> outcome word on stdout, details in /tmp/h/walk.W
-	if ! timeout 60 fswalk -m "/dev/loop$1" "$2" "/mnt/f$1" > "/tmp/h/walk.$1" 2>&1; then
+rw_stride=$(cat /expected/hostile-rw-stride 2> /dev/null || echo 4)
+run() { # W FSTYPE [ERRORS] -> outcome word on stdout, details in /tmp/h/walk.W
+	# With ERRORS: read-write with errors=ERRORS, written while walked.
+	local mode=-m
+	[ -n "${3:-}" ] && mode=-w
+	if ! timeout 60 fswalk $mode "/dev/loop$1" "$2" "/mnt/f$1" ${3:+"errors=$3"} > "/tmp/h/walk.$1" 2>&1; then
 		echo hang; umount "/mnt/f$1" 2>/dev/null; return
 	fi
+	local ro=
+	grep -q '^mode ro' "/tmp/h/walk.$1" && ro=,ro
 	if grep -q '^mount-err' "/tmp/h/walk.$1"; then
 		echo "refused:$(awk '/^mount-err/ {print $2}' "/tmp/h/walk.$1")"
 	elif grep -q '^err ' "/tmp/h/walk.$1"; then
-		echo "errors:$(awk '/^err / {print $NF}' "/tmp/h/walk.$1" | sort | uniq -c | awk '{printf "%s%s=%s", s, $2, $1; s=","}')"
+		echo "errors:$(awk '/^err / {print $NF}' "/tmp/h/walk.$1" | sort | uniq -c | awk '{printf "%s%s=%s", s, $2, $1; s=","}')$ro"
 	else
-		echo clean
+		echo "clean$ro"
 	fi
 }
 kmsg() { # W: the kernel log since the last capture, to /tmp/h/kmsg.W (under a lock)
@@ -57,7 +69,7 @@ bad() {
 worker() { # W: every jobs-th image, starting at line W
 	local w=$1 idx seed base size what r c
 	mkdir -p "/mnt/f$w"
-	: > "/tmp/h/outcomes.$w"; : > "/tmp/h/checks.$w"; : > "/tmp/h/crashes.$w"
+	: > "/tmp/h/outcomes.$w"; : > "/tmp/h/checks.$w"; : > "/tmp/h/crashes.$w"; : > "/tmp/h/rw.$w"
 	awk -v j="$jobs" -v w="$w" '(NR - 1) % j == w' /expected/fuzz.list |
 	while read -r idx seed base size what; do
 		echo "$idx" > "/tmp/h/inflight.$w"
@@ -75,6 +87,22 @@ worker() { # W: every jobs-th image, starting at line W
 		losetup -d "/dev/loop$w"
 		echo "$idx $seed $base $r $c" >> "/tmp/h/outcomes.$w"
 		echo "@@FUZZ $idx $seed $base rust=$r c=$c $what" > /dev/console
+		[ $((idx % rw_stride)) = 0 ] || continue
+		e=continue
+		[ $((idx / rw_stride % 2)) = 0 ] || e=remount-ro
+		echo "@@FUZZ-RW-START $idx" > /dev/console
+		for t in rust_ext2 ext2; do
+			dd if="$container" of="/tmp/h/f$w.img" bs=512 skip=$((idx * 8192)) count=$((size / 512)) 2>/dev/null
+			losetup "/dev/loop$w" "/tmp/h/f$w.img"
+			r=$(run "$w" $t $e)
+			kmsg "$w"
+			bad "$w" "$seed ($base, $what), $t read-write, errors=$e" "$r" && r="CRASH($r)"
+			losetup -d "/dev/loop$w"
+			echo "$r" > "/tmp/h/rw-$t.$w"
+		done
+		r=$(cat "/tmp/h/rw-rust_ext2.$w") c=$(cat "/tmp/h/rw-ext2.$w")
+		echo "$idx $seed $base $r $c $e" >> "/tmp/h/rw.$w"
+		echo "@@FUZZ-RW $idx $seed $base rust=$r c=$c errors=$e" > /dev/console
 	done
 	rm -f "/tmp/h/inflight.$w"
 }
@@ -86,6 +114,7 @@ done
 wait
 cat /tmp/h/log.*
 cat /tmp/h/outcomes.* | sort -n > /tmp/outcomes
+cat /tmp/h/rw.* | sort -n > /tmp/rw
 cat /tmp/h/checks.* > /tmp/checks
 crashes=$(cat /tmp/h/crashes.* | wc -l)
 rmmod rust_ext2
@@ -101,6 +130,19 @@ echo "| images tried | $n | $n |"
 for kind in refused errors clean hang CRASH; do
 	echo "| $kind | $(awk -v k=$kind 'index($4, k) == 1' /tmp/outcomes | wc -l) | $(awk -v k=$kind 'index($5, k) == 1' /tmp/outcomes | wc -l) |"
 done
+echo
+echo
+n=$(wc -l < /tmp/rw)
+echo "Read-write, written while walked (errors=continue and remount-ro; \",ro\": the mount became read-only):"
+echo "| | rust_ext2 | C ext2 |"
+echo "|---|---|---|"
+echo "| images tried | $n | $n |"
+for kind in refused errors clean hang CRASH; do
+	echo "| $kind | $(awk -v k=$kind 'index($4, k) == 1' /tmp/rw | wc -l) | $(awk -v k=$kind 'index($5, k) == 1' /tmp/rw | wc -l) |"
+done
+echo "| made read-only | $(awk '$4 ~ /,ro$/' /tmp/rw | wc -l) | $(awk '$5 ~ /,ro$/' /tmp/rw | wc -l) |"
+echo "read-write differences (rust_ext2 vs C ext2):"
+awk '$4 != $5 { print "  seed " $2 " (" $3 ", errors=" $6 "): rust=" $4 " c=" $5 }' /tmp/rw
 echo
 echo "errnos (mount refusals and failed calls), rust_ext2 / C ext2:"
 for col in 4 5; do

@@ -1056,6 +1056,18 @@ pub trait BlockAllocator: BlockMapper {
         iblock: u64,
         max: usize,
     ) -> Result<AllocRun>;
+    // patch: end
+    // patch: diow
+
+    /// Frees what a failed or short write up to byte `to` allocated past the size
+    /// (`ext2_write_failed`), after a direct write
+    /// ([`DirectIo::new_writing`](crate::fs::iomap::DirectIo::new_writing)) that failed or
+    /// stopped short. Nothing by default.
+    fn write_failed(inode: &mut LockedINode<'_, Self::FileSystem>, to: i64) {
+        let _ = (inode, to);
+    }
+    // patch: end
+    // patch: write
 }
 
 /// # Safety

@@ -8,8 +8,8 @@ use kernel::fs::file::{File, FileOperations, Fsync};
 use kernel::fs::iomap::DirectIo;
 use kernel::prelude::*;
 
-/// `ext2_file_operations`: buffered writes (`O_DIRECT` writes through the page cache, as C's
-/// fallback where iomap gives up), shared writable mappings not yet.
+/// `ext2_file_operations`: buffered writes, `O_DIRECT` reads and writes through iomap, shared
+/// writable mappings (blocks allocated at writeback).
 pub(crate) struct FileFops;
 
 #[vtable]
@@ -17,8 +17,9 @@ impl FileOperations for FileFops {
     type FileSystem = Ext2Fs;
     const FSYNC: Fsync = Fsync::Simple;
     const LEASES: bool = true;
-    /// `ext2_dio_read_iter`.
-    const DIRECT_IO: Option<DirectIo<Ext2Fs>> = Some(DirectIo::new::<crate::inode::Mapper>());
+    /// `ext2_dio_read_iter`, `ext2_dio_write_iter`.
+    const DIRECT_IO: Option<DirectIo<Ext2Fs>> =
+        Some(DirectIo::new_writing::<crate::inode::Mapper>());
     /// `generic_file_write_iter`, `iter_file_splice_write`.
     const WRITE: bool = true;
 

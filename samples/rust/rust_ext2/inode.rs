@@ -656,6 +656,10 @@ impl BlockAllocator for Mapper {
     fn alloc_blocks(inode: &UncountedINode<Ext2Fs>, iblock: u64, max: usize) -> Result<AllocRun> {
         alloc_blocks(inode, iblock, max)
     }
+
+    fn write_failed(inode: &mut LockedINode<'_, Ext2Fs>, to: i64) {
+        write_failed(inode, to)
+    }
 }
 
 /// `ext2_find_near`: the goal for a block whose entry is `off` in `arr` (at level `level` of

@@ -429,6 +429,15 @@ impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> FileOperationsVT
             // `write_end` (`NewINode::init` checked it for tables with `write_iter`).
             return unsafe { bindings::generic_file_write_iter(iocb, from) };
         }
+        // patch: end
+        // patch: diow
+        match U::DIRECT_IO {
+            // SAFETY: The arguments are valid, a direct write on a file of an inode of `T`.
+            Some(dio) if dio.writes() => return unsafe { dio.write(iocb, from) },
+            _ => {}
+        }
+        // patch: end
+        // patch: write
         // A direct write through the page cache: written as a buffered one, then the range
         // written to the device and dropped from the page cache (`direct_write_fallback`, as C
         // ext2 does where iomap gives up, with nothing written directly).
