@@ -62,7 +62,9 @@
 //! calls instead of dereferencing a NULL `s_bdev`).
 //!
 //! Its per-inode data needs 128-byte alignment (checked on every inode it returns) and has a
-//! `Drop` that may sleep.
+//! `Drop` that may sleep; so has its per-inode writer state, whose initialiser fails for the root
+//! of a mount with `-o writer_fail` (the bindings' `alloc_inode` then fails, and frees the object:
+//! the mount fails with `ENOMEM`).
 
 use kernel::fs::address_space::{
     self, AddressSpaceOperations, AllocRun, BlockAllocator, BlockMapper, BlockRun, LockedFolio,
@@ -80,6 +82,7 @@ use kernel::fs::param;
 use kernel::fs::sb::{self, SuperBlock, SuperOperations};
 use kernel::fs::xattr::{self, XattrHandler};
 use kernel::prelude::*;
+use kernel::sync::atomic::{Atomic, Relaxed};
 use kernel::sync::{aref::ARef, Mutex, SetOnce};
 
 kernel::module_fs! {
@@ -143,15 +146,24 @@ struct BadData {
 struct BadOptions {
     owner: u32,
     foreign_root: bool,
+    writer_fail: bool,
 }
+
+/// Per-inode writer state, with a `Drop` that may sleep.
+struct BadWriter(Sleeper);
+
+/// Set while the root of a `writer_fail` mount is looked up: writer states then fail.
+static WRITER_FAIL: Atomic<bool> = Atomic::new(false);
 
 /// `owner=UID` and `count=N`, under one option number.
 const OPT_SHARED: u8 = 0;
 const OPT_FOREIGN_ROOT: u8 = 1;
+const OPT_WRITER_FAIL: u8 = 2;
 const PARAMETERS: param::SpecTable = param::SpecTable::new(&[
     param::Spec::uid(c"owner", OPT_SHARED),
     param::Spec::u32(c"count", OPT_SHARED),
     param::Spec::flag(c"foreign_root", OPT_FOREIGN_ROOT),
+    param::Spec::flag(c"writer_fail", OPT_WRITER_FAIL),
     param::Spec::END,
 ]);
 
@@ -173,10 +185,14 @@ struct BadFs;
 impl kernel::fs::FileSystem for BadFs {
     type Data = BadData;
     type INodeData = BadINode;
-    type INodeWriterState = ();
+    type INodeWriterState = BadWriter;
 
-    fn init_inode_writer_state() -> impl PinInit<(), Error> {
-        Ok(())
+    fn init_inode_writer_state() -> impl PinInit<BadWriter, Error> {
+        if WRITER_FAIL.load(Relaxed) {
+            Err(ENOMEM)
+        } else {
+            Ok(BadWriter(Sleeper))
+        }
     }
 
     type Options = BadOptions;
@@ -187,6 +203,7 @@ impl kernel::fs::FileSystem for BadFs {
         match (p.opt, p.value) {
             (OPT_SHARED, param::Value::Id(uid)) => o.owner = uid,
             (OPT_FOREIGN_ROOT, param::Value::Flag(negated)) => o.foreign_root = !negated,
+            (OPT_WRITER_FAIL, param::Value::Flag(negated)) => o.writer_fail = !negated,
             _ => return Err(EINVAL),
         }
         Ok(())
@@ -221,6 +238,12 @@ impl kernel::fs::FileSystem for BadFs {
     }
 
     fn init_root(sb: &SuperBlock<Self>) -> Result<dentry::Root<Self>> {
+        if sb.data().options.writer_fail {
+            WRITER_FAIL.store(true, Relaxed);
+            let root = iget(sb, ROOT_INO);
+            WRITER_FAIL.store(false, Relaxed);
+            return dentry::Root::try_new(root?);
+        }
         sb.data().held.populate(iget(sb, 2)?);
         if sb.data().options.foreign_root {
             if let Some(inode) = slot()?.lock().take() {

@@ -2,9 +2,12 @@
 # Buffered and O_DIRECT writes of rust_ext2 (writes=1) against C ext2, in one
 # boot of the built kernel (virtme-ng, the host's e2fsprogs): the same write
 # script (tests/host/64-ops.py) on two copies of one image, one per driver,
-# mounted with noreservation (C's placement is then deterministic), for 1, 2
-# and 4 KiB blocks, revisions 0 and 1, and the `sync` mount option:
-# sequential, random and appending writes, writes across the direct/indirect/
+# mounted with noreservation for 1, 2 and 4 KiB blocks, revisions 0 and 1,
+# and the `sync` mount option, and with reservation windows (the default)
+# for 1 and 4 KiB blocks (one writer at a time: C's placement is
+# deterministic either way):
+# sequential, random and appending writes, two files appended to in turn,
+# writes across the direct/indirect/
 # double/triple-indirect boundaries far past EOF, truncates down with writes
 # after them, aligned and misaligned O_DIRECT writes, O_SYNC/O_DSYNC/fsync/
 # fdatasync, a shared writable mapping over holes (allocated at writeback), a
@@ -24,7 +27,7 @@ w=$REPO/out/rw-write
 rm -rf "$w"; mkdir -p "$w"
 cp tests/host/64-ops.py "$w/ops.py"; cp tests/host/pairlib.py "$w/"
 drives=() names=() opts=()
-files="seq seq2 rand app sparse dio sync mapw big fill hole"
+files="seq seq2 ila ilb rand app sparse dio sync mapw big fill hole"
 add() { # NAME MOUNT-OPTS BS MKE2FS-OPTS...
 	local name=$1 mo=$2 bs=$3 img t f
 	shift 3
@@ -40,7 +43,8 @@ add() { # NAME MOUNT-OPTS BS MKE2FS-OPTS...
 	names+=("$name") opts+=("$mo")
 }
 # NAME:mount options:block size:mke2fs options, ':' for ' '
-for c in 1k-r0:noreservation:1024:-r:0 2k-r1:noreservation:2048 4k-r1:noreservation:4096 1k-r1-sync:sync,noreservation:1024; do
+for c in 1k-r0:noreservation:1024:-r:0 2k-r1:noreservation:2048 4k-r1:noreservation:4096 1k-r1-sync:sync,noreservation:1024 \
+	1k-rsv:reservation:1024 4k-rsv:reservation:4096; do
 	IFS=: read -r -a a <<< "$c"
 	add "${a[@]}"
 done

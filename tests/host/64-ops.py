@@ -60,6 +60,18 @@ def main():
     st('seq')
     step('seq2', 'write', lambda: pwrite('seq2', 0, 300 * bs + 123, 'seq2'))
     st('seq2')
+    # Two files open at once, appended to in turn a block at a time: with
+    # reservation windows each gets its own run (windows of 8 blocks that
+    # double as they fill), without them their blocks alternate.
+    fa = os.open(os.path.join(mp, 'ila'), os.O_WRONLY)
+    fb = os.open(os.path.join(mp, 'ilb'), os.O_WRONLY)
+    for i in range(150):
+        os.write(fa, data(f'ila{i}', bs))
+        os.write(fb, data(f'ilb{i}', bs))
+    os.close(fa)
+    os.close(fb)
+    st('ila')
+    st('ilb')
     # Random writes, random sizes, inside 2 MiB.
     r = random.Random(5)
     for i in range(200):

@@ -20,7 +20,9 @@
 # new inode and a folio that the file system "forgets" are unlocked anyway;
 # an inode whose file operations write but whose address space cannot is
 # refused (EINVAL), and a write_begin that prepares another length than asked
-# gets EINVAL (the folio released: the next write does not hang).
+# gets EINVAL (the folio released: the next write does not hang); per-inode
+# writer state whose Drop sleeps is dropped where it may sleep, and one whose
+# initialiser fails fails the inode's allocation (the mount: ENOMEM).
 # As root and as an unprivileged user; dmesg must stay clean (debug kernel:
 # KASAN, HARDENED_USERCOPY, DEBUG_ATOMIC_SLEEP, lockdep).
 . /tests/lib.sh
@@ -84,6 +86,16 @@ if mount -t rust-badfs -o count=5 none /mnt/b 2>/dev/null; then
 	fail "mount -o count=5 succeeded, root owned by $got"
 fi
 echo "owner=1234: root owned by 1234; count=5: refused"
+# A writer state that fails to initialise fails the inode's allocation: the
+# mount fails with ENOMEM (the object freed: KASAN, kmemleak), the next works.
+if mount -t rust-badfs -o writer_fail none /mnt/b 2> /tmp/wf.err; then
+	umount /mnt/b
+	fail "mount -o writer_fail succeeded"
+fi
+grep -q 'Cannot allocate memory' /tmp/wf.err || { cat /tmp/wf.err; fail "mount -o writer_fail: not ENOMEM"; }
+mount -t rust-badfs none /mnt/b || fail "mount after writer_fail"
+umount /mnt/b
+echo "writer_fail: ENOMEM, then mounted"
 echo "20 mount cycles, root and nobody: as expected"
 # The maxbytes it asked for (i64::MAX) was clamped: a mount works at all.
 rmmod rust_badfs

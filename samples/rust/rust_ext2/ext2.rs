@@ -351,6 +351,9 @@ pub(crate) struct Ext2Sb {
     pub(crate) free_blocks: Atomic<i64>,
     /// Serialises the writes of the superblock's fields (`s_lock`).
     pub(crate) s_lock: Pin<KBox<SpinLock<()>>>,
+    /// The reservation windows of the regular files being written, start to end
+    /// (`s_rsv_window_root` under `s_rsv_window_lock`).
+    pub(crate) rsv_windows: Pin<KBox<SpinLock<crate::balloc::RsvTree>>>,
     pub(crate) blocks_per_group: u32,
     /// Inode table blocks per group (`s_itb_per_group`).
     pub(crate) itb_per_group: u32,
@@ -498,13 +501,15 @@ impl Ext2InodeWriter {
     }
 }
 
-/// `struct ext2_block_alloc_info` without the reservation window: for regular files, the
-/// logical block allocated last and its device block (0: none yet), where the next allocation
-/// goes if it follows (`last_alloc_logical_block`, `last_alloc_physical_block`).
+/// `struct ext2_block_alloc_info`: for regular files, the logical block allocated last and its
+/// device block (0: none yet), where the next allocation goes if it follows
+/// (`last_alloc_logical_block`, `last_alloc_physical_block`), and the reservation window, made
+/// with the first allocation (`i_block_alloc_info` is allocated then: until then `None`).
 #[derive(Default)]
 pub(crate) struct AllocInfo {
     pub(crate) last_alloc_logical: u64,
     pub(crate) last_alloc_physical: u32,
+    pub(crate) rsv: Option<crate::balloc::Rsv>,
 }
 
 /// What `i_block` holds (`i_data`).

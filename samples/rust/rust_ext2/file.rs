@@ -23,6 +23,13 @@ impl FileOperations for FileFops {
     /// `generic_file_write_iter`, `iter_file_splice_write`.
     const WRITE: bool = true;
 
+    /// `ext2_release_file`: a writer's last close gives up the inode's reservation window.
+    fn release(file: &File<Ext2Fs>) {
+        if file.is_writable() {
+            crate::inode::discard_reservation(file.inode());
+        }
+    }
+
     fn ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
         crate::ioctl::ioctl(file, cmd, arg)
     }

@@ -305,7 +305,7 @@ fn free_tree(inode: &UncountedINode<Ext2Fs>, nr: u32, depth: usize) {
 /// serialises it with allocations (writeback allocates for shared mappings below the size).
 #[allow(clippy::arithmetic_side_effects)]
 fn truncate_blocks(inode: &UncountedINode<Ext2Fs>, offset: i64) {
-    let _guard = Ext2InodeWriter::of(inode).truncate_mutex.lock();
+    let mut info = Ext2InodeWriter::of(inode).truncate_mutex.lock();
     let sb = inode.super_block();
     let s = sb.data();
     let data = &inode.data().data;
@@ -398,6 +398,18 @@ fn truncate_blocks(inode: &UncountedINode<Ext2Fs>, offset: i64) {
             inode.mark_dirty();
             free_top(inode, nr, depth);
         }
+    }
+    if let Some(rsv) = info.rsv.as_mut() {
+        crate::balloc::discard_reservation(s, rsv);
+    }
+}
+
+/// `ext2_discard_reservation` under the inode's `truncate_mutex`: the last writer closed the
+/// file, or it is evicted.
+pub(crate) fn discard_reservation(inode: &UncountedINode<Ext2Fs>) {
+    let mut info = Ext2InodeWriter::of(inode).truncate_mutex.lock();
+    if let Some(rsv) = info.rsv.as_mut() {
+        crate::balloc::discard_reservation(inode.super_block().data(), rsv);
     }
 }
 
@@ -529,6 +541,7 @@ pub(crate) fn evict_inode(evicting: &mut Evicting<'_, Ext2Fs>) {
     let inode = evicting.inode();
     if !evicting.unlinked() {
         let _ = inode.sync_metadata_buffers();
+        discard_reservation(inode);
         return;
     }
     let sb = inode.super_block();
@@ -547,6 +560,7 @@ pub(crate) fn evict_inode(evicting: &mut Evicting<'_, Ext2Fs>) {
     }
     xattr::delete_inode(inode);
     evicting.clear();
+    discard_reservation(inode);
     crate::ialloc::free_inode(inode);
 }
 
@@ -731,6 +745,18 @@ fn alloc_blocks(inode: &UncountedINode<Ext2Fs>, iblock: u64, max: usize) -> Resu
     let off = offsets[partial];
     let ei = inode.data();
     let is_reg = ei.is_reg();
+    // `ext2_init_block_alloc_info`, with the first allocation of a regular file.
+    if is_reg && info.rsv.is_none() {
+        let goal_size = if sb.data().test_opt(ext2::mnt::RESERVATION) {
+            crate::balloc::DEFAULT_RESERVE_BLOCKS
+        } else {
+            0
+        };
+        info.rsv = Some(crate::balloc::Rsv {
+            goal_size,
+            ..Default::default()
+        });
+    }
     // `ext2_find_goal`.
     let phys = info.last_alloc_physical;
     let goal = if is_reg && phys != 0 && iblock == info.last_alloc_logical.wrapping_add(1) {
@@ -751,7 +777,7 @@ fn alloc_blocks(inode: &UncountedINode<Ext2Fs>, iblock: u64, max: usize) -> Resu
         }
         count
     };
-    let (new, num) = alloc_new_blocks(inode, goal, indirect, count as u32)?;
+    let (new, num) = alloc_new_blocks(inode, goal, indirect, count as u32, info.rsv.as_mut())?;
     if let Err(e) = alloc_branch(inode, &offsets[partial..depth], &new, indirect, num) {
         for &b in new.iter().take(indirect) {
             crate::balloc::free_blocks(inode, b, 1);
@@ -795,24 +821,26 @@ fn alloc_new_blocks(
     goal: u64,
     indirect: usize,
     count: u32,
+    mut rsv: Option<&mut crate::balloc::Rsv>,
 ) -> Result<([u32; 4], u32)> {
     let mut new = [0u32; 4];
     // At most 3 indirect blocks and `count` data blocks.
     let mut target = count + indirect as u32;
     let mut index = 0;
     loop {
-        let (mut block, mut got) = match crate::balloc::new_blocks(inode, goal, target) {
-            Ok(r) => r,
-            Err(e) => {
-                for &b in new.iter().take(index) {
-                    crate::balloc::free_blocks(inode, b, 1);
+        let (mut block, mut got) =
+            match crate::balloc::new_blocks(inode, goal, target, rsv.as_deref_mut()) {
+                Ok(r) => r,
+                Err(e) => {
+                    for &b in new.iter().take(index) {
+                        crate::balloc::free_blocks(inode, b, 1);
+                    }
+                    if index > 0 {
+                        inode.mark_dirty();
+                    }
+                    return Err(e);
                 }
-                if index > 0 {
-                    inode.mark_dirty();
-                }
-                return Err(e);
-            }
-        };
+            };
         target -= got;
         while index < indirect && got > 0 {
             new[index] = block;

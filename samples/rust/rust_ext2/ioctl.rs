@@ -48,8 +48,17 @@ pub(crate) fn ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
         SETVERSION if !inode.owner_or_capable() => Err(EPERM),
         // `mnt_want_write_file` on a read-only mount.
         SETVERSION => Err(EROFS),
-        // Reservation windows exist only once a file was written.
-        GETRSVSZ => Err(ENOTTY),
+        // Reservation windows exist only once a regular file was written.
+        GETRSVSZ if !reservation || !inode.data().is_reg() => Err(ENOTTY),
+        GETRSVSZ => {
+            let info = crate::ext2::Ext2InodeWriter::of(inode)
+                .truncate_mutex
+                .lock();
+            let size = info.rsv.as_ref().map(|r| i32::from(r.goal_size));
+            drop(info);
+            user().writer().write(&size.ok_or(ENOTTY)?)?;
+            Ok(0)
+        }
         SETRSVSZ if !reservation || !inode.data().is_reg() => Err(ENOTTY),
         SETRSVSZ if !inode.owner_or_capable() => Err(EACCES),
         SETRSVSZ => {

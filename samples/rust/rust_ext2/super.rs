@@ -635,6 +635,10 @@ impl kernel::fs::FileSystem for Ext2Fs {
         }
         let mount_state = es.s_state.get();
         let s_lock = KBox::pin_init(new_spinlock!(()), GFP_KERNEL)?;
+        // The reservation windows, with the sentinel (`s_rsv_window_head`).
+        let mut windows = crate::balloc::RsvTree::new();
+        windows.try_create_and_insert(0, 0, GFP_KERNEL)?;
+        let rsv_windows = KBox::pin_init(new_spinlock!(windows), GFP_KERNEL)?;
         let bgl = KBox::pin_init(
             pin_init::pin_init_array_from_fn(|_| new_spinlock!(())),
             GFP_KERNEL,
@@ -674,6 +678,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 feature_ro_compat: ro_compat,
                 free_blocks: Atomic::new(0),
                 s_lock,
+                rsv_windows,
                 blocks_per_group,
                 itb_per_group,
                 bgl,

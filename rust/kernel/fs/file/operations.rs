@@ -35,6 +35,19 @@ impl<T: FileSystem> File<T> {
         unsafe { INode::from_raw((*self.inner.get()).f_inode) }
     }
 
+    // patch: write
+    /// Returns whether the file was opened for writing (`FMODE_WRITE`).
+    #[inline]
+    pub fn is_writable(&self) -> bool {
+        // SAFETY: The file is valid; `f_mode` is set when it is opened and its `FMODE_WRITE`
+        // bit does not change afterwards (a volatile read sees the bits set at open).
+        unsafe {
+            core::ptr::read_volatile(&raw const (*self.inner.get()).f_mode) & bindings::FMODE_WRITE
+                != 0
+        }
+    }
+    // patch: end
+
     /// Returns the untyped view of the file.
     #[inline]
     pub fn untyped(&self) -> &LocalFile {
@@ -280,6 +293,16 @@ pub trait FileOperations {
     fn compat_ioctl(_file: &File<Self::FileSystem>, _cmd: u32, _arg: usize) -> Result<i32> {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
+    // patch: write
+
+    /// Called when the last reference to `file` goes (`release`: all its descriptors closed,
+    /// its mappings gone), for a regular file's table; what it returns is ignored, as by the
+    /// VFS. Such as `ext2_release_file`, which drops the inode's reservation window when a
+    /// writer closes the file.
+    fn release(_file: &File<Self::FileSystem>) {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+    // patch: end
 }
 
 /// The `struct file_operations` of a [`FileOperations`] implementation `U` of file system `T`,
@@ -343,6 +366,11 @@ impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> FileOperationsVT
                 Some(bindings::generic_file_mmap_prepare)
             } else {
                 Some(bindings::generic_file_readonly_mmap_prepare)
+            },
+            release: if U::HAS_RELEASE {
+                Some(Self::release_callback)
+            } else {
+                None
             },
             // patch: end
             unlocked_ioctl: Self::IOCTL,
@@ -412,6 +440,20 @@ impl<T: FileSystem, U: FileOperations<FileSystem = T> + ?Sized> FileOperationsVT
     }
     // patch: end
     // patch: write
+
+    /// # Safety
+    ///
+    /// `release` of `struct file_operations`: `file` is a valid file opened on an inode of
+    /// `T`, whose last reference is being dropped.
+    unsafe extern "C" fn release_callback(
+        _inode: *mut bindings::inode,
+        file: *mut bindings::file,
+    ) -> c_int {
+        // SAFETY: The VFS calls this with the file valid for the call (`__fput`), opened on an
+        // inode that got this table, hence of `T`.
+        U::release(unsafe { File::<T>::from_raw(file) });
+        0
+    }
 
     /// # Safety
     ///
