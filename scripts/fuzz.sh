@@ -16,7 +16,7 @@ out=$REPO/out/fuzz
 crashes=$REPO/out/crashes
 export IMGDIR=$out/images
 rm -rf "$out"; mkdir -p "$IMGDIR/expected" "$crashes"
-# Every image is also mounted read-write and written (make test: every 4th).
+# Every image is also mounted read-write and written (make test: every 12th).
 echo 1 > "$IMGDIR/expected/hostile-rw-stride"
 if [ "${1:-}" = --replay ]; then
 	cp "$2" "$IMGDIR/fuzz.img"

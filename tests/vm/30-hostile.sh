@@ -7,7 +7,7 @@
 # mount with an errno or fail single calls with an errno; never oops, BUG,
 # WARN, KASAN, panic or hang (60 s per image), and leak nothing (rmmod at the
 # end destroys the inode cache, which warns if objects are left).
-# Every 4th image (every one in make fuzz: expected/hostile-rw-stride) is
+# Every 12th image (every one in make fuzz: expected/hostile-rw-stride) is
 # then also mounted read-write (rust_ext2 with writes=1) on a fresh copy per
 # driver, alternately with errors=continue and errors=remount-ro, and written
 # while it is walked (fswalk -w: files created, written past the direct
@@ -26,7 +26,7 @@ jobs=$(nproc)
 crashes=0
 dmesg -c > /dev/null
 rm -rf /tmp/h; mkdir -p /tmp/h
-rw_stride=$(cat /expected/hostile-rw-stride 2> /dev/null || echo 4)
+rw_stride=$(cat /expected/hostile-rw-stride 2> /dev/null || echo 12)
 run() { # W FSTYPE [ERRORS] -> outcome word on stdout, details in /tmp/h/walk.W
 	# With ERRORS: read-write with errors=ERRORS, written while walked.
 	local mode=-m
