@@ -24,7 +24,7 @@ mkdir -p /mnt/rw
 ops=0 stress=0
 # fsx operations per mode and block size: 10,000, or FSX_OPS given to
 # mkinitramfs (make test ... FSX_OPS=100000 for the long run).
-n=$(cat /expected/fsx-ops 2> /dev/null || echo 10000)
+nops=$(cat /expected/fsx-ops 2> /dev/null || echo 10000)
 for bs in 1024 2048 4096; do
 	cp "$(disk rww-$bs)" /tmp/rww.img
 	losetup /dev/loop7 /tmp/rww.img
@@ -32,13 +32,13 @@ for bs in 1024 2048 4096; do
 	o=reservation
 	[ "$bs" = 2048 ] && o=noreservation
 	mount -t rust_ext2 -o $o /dev/loop7 /mnt/rw || fail "mount rww-$bs"
-	fsx -q -P /tmp -N "$n" -S 7 -l 1048576 -R -W /mnt/rw/fsx.buf > /tmp/fsx.log 2>&1 ||
+	fsx -q -P /tmp -N "$nops" -S 7 -l 1048576 -R -W /mnt/rw/fsx.buf > /tmp/fsx.log 2>&1 ||
 		{ tail -30 /tmp/fsx.log; fail "fsx buffered, $bs-byte blocks"; }
-	fsx -q -P /tmp -N "$n" -S 9 -l 1048576 /mnt/rw/fsx.map > /tmp/fsx.log 2>&1 ||
+	fsx -q -P /tmp -N "$nops" -S 9 -l 1048576 /mnt/rw/fsx.map > /tmp/fsx.log 2>&1 ||
 		{ tail -30 /tmp/fsx.log; fail "fsx mmap, $bs-byte blocks"; }
-	fsx -q -P /tmp -N "$n" -S 8 -l 1048576 -R -W -Z -r 512 -w 512 -t 512 /mnt/rw/fsx.dio > /tmp/fsx.log 2>&1 ||
+	fsx -q -P /tmp -N "$nops" -S 8 -l 1048576 -R -W -Z -r 512 -w 512 -t 512 /mnt/rw/fsx.dio > /tmp/fsx.log 2>&1 ||
 		{ tail -30 /tmp/fsx.log; fail "fsx O_DIRECT, $bs-byte blocks"; }
-	ops=$((ops + 3 * n))
+	ops=$((ops + 3 * nops))
 	touch /tmp/readers
 	readers=
 	for r in 1 2; do
