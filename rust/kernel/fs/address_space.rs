@@ -990,13 +990,34 @@ pub fn mpage_writepages<M: BlockMapper>(
     inode: &UncountedINode<M::FileSystem>,
     wbc: &mut WritebackControl,
 ) -> Result {
-    // SAFETY: The inode is valid for the call and so is its mapping; `wbc` is valid and ours.
-    // The writer locks each folio it writes and calls `get_block_callback` with the inode.
+    // SAFETY: The writer calls `get_block_callback` with the inode, whose mapping it writes.
+    unsafe { writepages_with(inode, wbc, get_block_callback::<M>) }
+}
+
+/// `mpage_writepages` of `inode`'s mapping with `get_block`.
+///
+/// # Safety
+///
+/// `get_block` must accept being called by the `mpage` writer with `inode` and buffer heads of
+/// the folio it writes (which it locks).
+#[cfg(CONFIG_BUFFER_HEAD)]
+unsafe fn writepages_with<T: FileSystem>(
+    inode: &UncountedINode<T>,
+    wbc: &mut WritebackControl,
+    get_block: unsafe extern "C" fn(
+        *mut bindings::inode,
+        bindings::sector_t,
+        *mut bindings::buffer_head,
+        c_int,
+    ) -> c_int,
+) -> Result {
+    // SAFETY: The inode is valid for the call and so is its mapping; `wbc` is valid and ours;
+    // `get_block` may be called as the writer calls it (safety requirements).
     crate::error::to_result(unsafe {
         bindings::__mpage_writepages(
             (*inode.as_ptr()).i_mapping,
             wbc.as_ptr(),
-            Some(get_block_callback::<M>),
+            Some(get_block),
             None,
         )
     })
@@ -1126,17 +1147,9 @@ pub fn mpage_writepages_alloc<A: BlockAllocator>(
     inode: &UncountedINode<A::FileSystem>,
     wbc: &mut WritebackControl,
 ) -> Result {
-    // SAFETY: The inode is valid for the call and so is its mapping; `wbc` is valid and ours.
-    // The writer locks each folio it writes and calls `get_block_alloc_callback` with the inode
-    // (which eviction waits for) and buffer heads of that folio.
-    crate::error::to_result(unsafe {
-        bindings::__mpage_writepages(
-            (*inode.as_ptr()).i_mapping,
-            wbc.as_ptr(),
-            Some(get_block_alloc_callback::<A>),
-            None,
-        )
-    })
+    // SAFETY: The writer calls `get_block_alloc_callback` with the inode (which eviction waits
+    // for) and buffer heads of the folio it writes.
+    unsafe { writepages_with(inode, wbc, get_block_alloc_callback::<A>) }
 }
 
 /// A locked, referenced folio prepared for a buffered write (by [`block_write_begin`]), for

@@ -52,18 +52,12 @@ impl<M: BlockMapper> BlockMapperIomap<M> {
             return EROFS.to_errno();
         }
         // SAFETY: See the safety section.
+        let (bits, bdev, first, max) = match unsafe { request(inode, offset, length) } {
+            Ok(r) => r,
+            Err(e) => return e.to_errno(),
+        };
+        // SAFETY: See the safety section.
         let inode = unsafe { INode::<M::FileSystem>::from_raw(inode) };
-        // SAFETY: The inode is valid; `i_blkbits` and `i_sb` are set for its life.
-        let (bits, bdev) = unsafe {
-            let i = &*inode.as_ptr();
-            (u32::from(i.i_blkbits), (*i.i_sb).s_bdev)
-        };
-        let (Ok(offset), Ok(length)) = (u64::try_from(offset), u64::try_from(length)) else {
-            return EINVAL.to_errno();
-        };
-        let first = offset >> bits;
-        let max = length.div_ceil(1 << bits).max(1);
-        let max = usize::try_from(max).unwrap_or(usize::MAX);
         let mapped = match M::map_blocks(inode, first, max) {
             Ok(m) => m,
             Err(e) => return e.to_errno(),
@@ -118,17 +112,12 @@ impl<A: BlockAllocator> AllocatorIomap<A> {
             };
         }
         // SAFETY: See the safety section.
+        let (bits, bdev, first, max) = match unsafe { request(inode, offset, length) } {
+            Ok(r) => r,
+            Err(e) => return e.to_errno(),
+        };
+        // SAFETY: See the safety section.
         let inode = unsafe { UncountedINode::<A::FileSystem>::from_raw(inode) };
-        // SAFETY: The inode is valid; `i_blkbits` and `i_sb` are set for its life.
-        let (bits, bdev) = unsafe {
-            let i = &*inode.as_ptr();
-            (u32::from(i.i_blkbits), (*i.i_sb).s_bdev)
-        };
-        let (Ok(offset), Ok(length)) = (u64::try_from(offset), u64::try_from(length)) else {
-            return EINVAL.to_errno();
-        };
-        let first = offset >> bits;
-        let max = usize::try_from(length.div_ceil(1 << bits).max(1)).unwrap_or(usize::MAX);
         // Blocks are created from the size on only (`DIO_SKIP_HOLES`). The size is stable: the
         // writer holds the `i_rwsem`.
         let create = (first << bits) >= inode.size() as u64;
@@ -235,6 +224,26 @@ const DIO_WRITE_OPS: bindings::iomap_dio_ops = bindings::iomap_dio_ops {
     bio_set: core::ptr::null_mut(),
 };
 // patch: end
+
+/// The block size (in bits), the device, the first block and the number of blocks of the
+/// `length` bytes from `offset` that iomap asks to map (`EINVAL` for negative ones).
+///
+/// # Safety
+///
+/// `inode` must be a valid inode.
+unsafe fn request(
+    inode: *mut bindings::inode,
+    offset: bindings::loff_t,
+    length: bindings::loff_t,
+) -> Result<(u32, *mut bindings::block_device, u64, usize)> {
+    // SAFETY: The inode is valid; `i_blkbits` and `i_sb` are set for its life.
+    let (bits, bdev) = unsafe { (u32::from((*inode).i_blkbits), (*(*inode).i_sb).s_bdev) };
+    let (Ok(offset), Ok(length)) = (u64::try_from(offset), u64::try_from(length)) else {
+        return Err(EINVAL);
+    };
+    let max = usize::try_from(length.div_ceil(1 << bits).max(1)).unwrap_or(usize::MAX);
+    Ok((bits, bdev, offset >> bits, max))
+}
 
 /// Describes in `iomap` the run that logical block `first` maps to (at most `max` blocks of
 /// `1 << bits` bytes on `bdev`), or one block of hole.

@@ -587,7 +587,8 @@ fn alloc_new_reservation(
         if my.start <= last && my.end > last && start >= my.start {
             return Err(ENOSPC);
         }
-        if u64::from(my.alloc_hit) > (my.end - my.start + 1) / 2 {
+        // More than half of the window's `end - start + 1` blocks.
+        if u64::from(my.alloc_hit) > (my.end - my.start).div_ceil(2) {
             my.goal_size = my.goal_size.saturating_mul(2).min(MAX_RESERVE_BLOCKS);
         }
     }
