@@ -708,10 +708,6 @@ fn alloc_blocks(inode: &UncountedINode<Ext2Fs>, iblock: u64, max: usize) -> Resu
         return Ok(AllocRun { run, new: false });
     }
     let mut info = Ext2InodeWriter::of(inode).truncate_mutex.lock();
-    // Mapped meanwhile by another allocation (C's second `ext2_get_branch`, under the mutex).
-    if let Some(run) = map_blocks(inode, iblock, max)? {
-        return Ok(AllocRun { run, new: false });
-    }
     let sb = inode.super_block();
     let s = sb.data();
     let data = &inode.data().data;
@@ -739,7 +735,10 @@ fn alloc_blocks(inode: &UncountedINode<Ext2Fs>, iblock: u64, max: usize) -> Resu
         bhs[partial] = Some(bh);
     }
     if key != 0 {
-        return Err(EIO);
+        // Mapped meanwhile by another allocation (C's second `ext2_get_branch`, under the
+        // mutex, finds the whole chain).
+        let run = map_blocks(inode, iblock, max)?.ok_or(EIO)?;
+        return Ok(AllocRun { run, new: false });
     }
     let arr = Arr::at(data, &bhs, partial);
     let off = offsets[partial];
