@@ -608,10 +608,7 @@ fn alloc_new_reservation(
         let max = (last - first + 1) as usize;
         let free = bh.find_next_zero_bit_le(max, (my.start - first) as usize);
         if free >= max {
-            let mut tree = s.rsv_windows.lock();
-            if !my.is_empty() {
-                rsv_remove(&mut tree, my, &mut spare);
-            }
+            discard_reservation(s, my);
             return Err(ENOSPC);
         }
         start = first + free as u64;
