@@ -54,6 +54,10 @@ mod create;
 pub(crate) use create::evict_inode_callback;
 pub use create::{random_u32, Created, Evicting, Instantiated, IntWriteGuard, Negative};
 // patch: end
+// patch: ns
+mod namespace;
+pub use namespace::{rename_flags, Rename};
+// patch: end
 
 /// A node in the file system index (inode).
 ///
@@ -451,6 +455,78 @@ pub trait INodeOperations {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
     // patch: end
+
+    // patch: ns
+    /// Makes a directory named by `dentry` in directory `dir` (`mkdir`), with the directory's
+    /// `i_rwsem` held exclusively (`dir` is the token); `mode` has `S_IFDIR` and the
+    /// permission bits (the umask applied unless the superblock has POSIX ACLs). As
+    /// [`INodeOperations::create`], the call succeeds only by instantiating `dentry`.
+    fn mkdir<'a>(
+        _dir: &mut LockedINode<'_, Self::FileSystem>,
+        _dentry: Negative<'a, Self::FileSystem>,
+        _mode: u16,
+    ) -> Result<Instantiated<'a>> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Removes the directory `dentry` from directory `dir` (`rmdir`), with the `i_rwsem` of
+    /// both held exclusively (`dir` and `inode` are the tokens). The implementation checks
+    /// that the directory is empty (`ENOTEMPTY`); the VFS has checked that it is not a mount
+    /// point or the root.
+    fn rmdir(
+        _dir: &mut LockedINode<'_, Self::FileSystem>,
+        _dentry: &DEntry<Self::FileSystem>,
+        _inode: &mut LockedINode<'_, Self::FileSystem>,
+    ) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Makes a special file (device, fifo or socket; a regular file where `create` is not
+    /// implemented) named by `dentry` in directory `dir` (`mknod`), as
+    /// [`INodeOperations::create`]; `dev` is the device number of a device.
+    fn mknod<'a>(
+        _dir: &mut LockedINode<'_, Self::FileSystem>,
+        _dentry: Negative<'a, Self::FileSystem>,
+        _mode: u16,
+        _dev: Dev,
+    ) -> Result<Instantiated<'a>> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Makes a symbolic link to `target` named by `dentry` in directory `dir` (`symlink`), as
+    /// [`INodeOperations::create`].
+    fn symlink<'a>(
+        _dir: &mut LockedINode<'_, Self::FileSystem>,
+        _dentry: Negative<'a, Self::FileSystem>,
+        _target: &CStr,
+    ) -> Result<Instantiated<'a>> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Adds the name `dentry` in directory `dir` for the inode of `old` (`link`), with the
+    /// `i_rwsem` of the directory and of the inode held exclusively (`dir` and `inode` are
+    /// the tokens). The VFS has checked that the inode is not a directory, has a link and
+    /// is below the superblock's limit
+    /// ([`SuperBlock::set_max_links`](super::sb::SuperBlock::set_max_links)). The call
+    /// succeeds only by [`Negative::instantiate_linked`].
+    fn link<'a>(
+        _old: &DEntry<Self::FileSystem>,
+        _inode: &mut LockedINode<'_, Self::FileSystem>,
+        _dir: &mut LockedINode<'_, Self::FileSystem>,
+        _dentry: Negative<'a, Self::FileSystem>,
+    ) -> Result<Instantiated<'a>> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Renames `r.old_dentry` in `r.old_dir` to `r.new_dentry` in `r.new_dir` (`rename`),
+    /// replacing `r.target` if there is one (the VFS has checked that a directory replaces an
+    /// empty directory only as far as types go: the implementation checks emptiness,
+    /// `ENOTEMPTY`), with the locks and tokens that [`Rename`] describes. Flags the file
+    /// system does not implement are `EINVAL`. The VFS moves the dentry after a success.
+    fn rename(_r: Rename<'_, '_, Self::FileSystem>) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+    // patch: end
 }
 
 /// The `struct inode_operations` of an [`INodeOperations`] implementation `U` of file system `T`,
@@ -519,6 +595,38 @@ impl<T: FileSystem, U: INodeOperations<FileSystem = T> + ?Sized> INodeOperations
         },
         unlink: if U::HAS_UNLINK {
             Some(create::unlink_callback::<T, U>)
+        } else {
+            None
+        },
+        // patch: end
+        // patch: ns
+        mkdir: if U::HAS_MKDIR {
+            Some(namespace::mkdir_callback::<T, U>)
+        } else {
+            None
+        },
+        rmdir: if U::HAS_RMDIR {
+            Some(namespace::rmdir_callback::<T, U>)
+        } else {
+            None
+        },
+        mknod: if U::HAS_MKNOD {
+            Some(namespace::mknod_callback::<T, U>)
+        } else {
+            None
+        },
+        symlink: if U::HAS_SYMLINK {
+            Some(namespace::symlink_callback::<T, U>)
+        } else {
+            None
+        },
+        link: if U::HAS_LINK {
+            Some(namespace::link_callback::<T, U>)
+        } else {
+            None
+        },
+        rename: if U::HAS_RENAME {
+            Some(namespace::rename_callback::<T, U>)
         } else {
             None
         },

@@ -378,6 +378,89 @@ pub(crate) fn delete_entry(dir: &mut LockedINode<'_, Ext2Fs>, n: u64, offs: usiz
     dir_changed(dir)
 }
 
+/// Writes the first chunk of new directory `inode` (`ext2_make_empty`): `.` for itself and
+/// `..` for `parent`, taking the rest of the chunk, then syncs it as any change.
+pub(crate) fn make_empty(inode: &mut LockedINode<'_, Ext2Fs>, parent: u32) -> Result {
+    let s = inode.super_block().data();
+    let chunk = s.block_size as usize;
+    let ino = u32::try_from(inode.ino())?;
+    let ftype = de_type(s.has_filetype(), mode::S_IFDIR);
+    let folio = dir_folio(inode, 0)?;
+    let mut wf = WriteFolio::prepare::<Mapper>(inode, folio, 0, chunk)?;
+    let zeros = [0u8; 256];
+    let mut at = 0;
+    while at < chunk {
+        let n = chunk.saturating_sub(at).min(zeros.len());
+        wf.write(at, &zeros[..n])?;
+        at = at.saturating_add(n);
+    }
+    let one = rec_len_for(1);
+    let dot = DiskDirEntry {
+        inode: Le32::new(ino),
+        rec_len: rec_len_to_disk(one),
+        name_len: 1,
+        file_type: ftype,
+    };
+    wf.write_record(0, &dot)?;
+    wf.write(DIR_ENTRY_HEADER, b".\0\0\0")?;
+    let dotdot = DiskDirEntry {
+        inode: Le32::new(parent),
+        rec_len: rec_len_to_disk(chunk.saturating_sub(one)),
+        name_len: 2,
+        file_type: ftype,
+    };
+    wf.write_record(one, &dotdot)?;
+    wf.write(one.saturating_add(DIR_ENTRY_HEADER), b"..\0\0")?;
+    wf.commit()?;
+    handle_dirsync(inode)
+}
+
+/// Whether directory `inode` has no entry but `.` and `..` (`ext2_empty_dir`); a page that
+/// cannot be read, or a zero-length entry (reported), counts as not empty, as in C.
+pub(crate) fn empty_dir(inode: &INode<Ext2Fs>) -> bool {
+    let size = dir_size(inode);
+    let ino = inode.ino();
+    for n in 0..dir_pages(size) {
+        let Ok(folio) = dir_folio(inode, n) else {
+            return false;
+        };
+        let last = last_byte(size, n);
+        let empty = folio.with_mapped(0, |page| -> Result<bool> {
+            let mut p = 0usize;
+            while p.saturating_add(rec_len_for(1)) <= last {
+                let h = header_at(page, p)?;
+                if h.rec_len == 0 {
+                    ext2_error!(
+                        inode.super_block(),
+                        "ext2_empty_dir: zero-length directory entry"
+                    );
+                    return Ok(false);
+                }
+                if h.ino != 0 {
+                    // `.` with this directory's number, or `..`.
+                    let name_at = p.saturating_add(DIR_ENTRY_HEADER);
+                    if !page.matches(name_at, b".") || h.name_len > 2 {
+                        return Ok(false);
+                    }
+                    if h.name_len < 2 {
+                        if u64::from(h.ino) != ino {
+                            return Ok(false);
+                        }
+                    } else if !page.matches(name_at.saturating_add(1), b".") {
+                        return Ok(false);
+                    }
+                }
+                p = p.saturating_add(h.rec_len);
+            }
+            Ok(true)
+        });
+        if !matches!(empty, Ok(Ok(true))) {
+            return false;
+        }
+    }
+    true
+}
+
 /// Converts an on-disk file type to a `d_type` (`ext2_filetype_table`).
 fn dirent_type(has_filetype: bool, t: u8) -> DirEntryType {
     if !has_filetype {

@@ -35,6 +35,8 @@ pub(crate) const EXT2_ROOT_INO: u64 = 2;
 pub(crate) const EXT2_MAX_BLOCK_LOG_SIZE: u32 = 16;
 /// Longest name in a directory.
 pub(crate) const EXT2_NAME_LEN: usize = 255;
+/// The largest link count (`EXT2_LINK_MAX`).
+pub(crate) const EXT2_LINK_MAX: u32 = 32000;
 /// Number of direct blocks in `i_block`.
 pub(crate) const EXT2_NDIR_BLOCKS: usize = 12;
 /// Number of block pointers in `i_block`.
@@ -349,6 +351,14 @@ pub(crate) struct Ext2Sb {
     /// Free blocks, as the group descriptors count them (`s_freeblocks_counter`): set when the
     /// root is made, changed with the descriptors' counts.
     pub(crate) free_blocks: Atomic<i64>,
+    /// Free inodes (`s_freeinodes_counter`) and directories (`s_dirs_counter`), as the group
+    /// descriptors count them: set when the root is made, changed with the descriptors'
+    /// counts; Orlov's allocator reads them.
+    pub(crate) free_inodes: Atomic<i64>,
+    pub(crate) dirs: Atomic<i64>,
+    /// Per group, how many more directories than other inodes were allocated there lately,
+    /// 0 to 255 (`s_debts`), changed under the group's lock ([`Ext2Sb::bgl`]).
+    pub(crate) debts: KVec<Atomic<u32>>,
     /// Serialises the writes of the superblock's fields (`s_lock`).
     pub(crate) s_lock: Pin<KBox<SpinLock<()>>>,
     /// The reservation windows of the regular files being written, start to end
@@ -410,6 +420,16 @@ impl Ext2Sb {
             inodes = inodes.saturating_add(d.bg_free_inodes_count.get().into());
         }
         Ok((blocks, inodes))
+    }
+
+    /// Returns the directories of all groups, from their descriptors (`ext2_count_dirs`).
+    pub(crate) fn count_dirs(&self) -> Result<u64> {
+        let mut dirs = 0u64;
+        for g in 0..self.groups.len() {
+            let d = self.group_desc(u32::try_from(g)?)?;
+            dirs = dirs.saturating_add(d.bg_used_dirs_count.get().into());
+        }
+        Ok(dirs)
     }
 
     /// Returns field `R` of the superblock at `offset` in `struct ext2_super_block` (`field`
@@ -573,10 +593,11 @@ impl Ext2Inode {
         blocks.wrapping_sub(ea_blocks) == 0
     }
 
-    /// Whether this inode is a fast symbolic link (see [`Ext2Inode::fast_symlink`]).
-    pub(crate) fn is_fast_symlink(&self, block_size: u32) -> bool {
-        self.mode & mode::S_IFMT == mode::S_IFLNK
-            && Self::fast_symlink(self.blocks, self.file_acl, block_size)
+    /// Whether this inode is a fast symbolic link: read as one (see
+    /// [`Ext2Inode::fast_symlink`]) or made as one, its target in `i_block`. A slow one made
+    /// here has no block yet when it is set up, so its count cannot tell.
+    pub(crate) fn is_fast_symlink(&self) -> bool {
+        matches!(self.data, IData::Link(_))
     }
 }
 

@@ -151,7 +151,7 @@ fn setsize(inode: &mut LockedINode<'_, Ext2Fs>, size: i64) -> Result {
     let ei = inode.data();
     let fmt = ei.mode & mode::S_IFMT;
     if !(fmt == mode::S_IFREG || fmt == mode::S_IFDIR || fmt == mode::S_IFLNK)
-        || ei.is_fast_symlink(inode.super_block().data().block_size)
+        || ei.is_fast_symlink()
     {
         return Err(EINVAL);
     }
@@ -554,7 +554,7 @@ pub(crate) fn evict_inode(evicting: &mut Evicting<'_, Ext2Fs>) {
     evicting.set_size(0);
     let fmt = ei.mode & mode::S_IFMT;
     let maps_blocks = (fmt == mode::S_IFREG || fmt == mode::S_IFDIR || fmt == mode::S_IFLNK)
-        && !ei.is_fast_symlink(sb.data().block_size);
+        && !ei.is_fast_symlink();
     if inode.blocks() != 0 && maps_blocks {
         truncate_blocks(inode, 0);
     }
@@ -1081,6 +1081,33 @@ pub(crate) fn map_blocks(
 }
 
 /// Returns inode `ino`, reading it from the inode table if it is not cached (`ext2_iget`).
+/// Sets the operations of an inode of type `fmt` (`fast`: a symbolic link with its target in
+/// `i_block`), as `ext2_iget` and the creating calls of `namei.c` set them.
+pub(crate) fn set_ops(new: &mut NewINode<Ext2Fs>, fmt: u16, fast: bool) {
+    match fmt {
+        mode::S_IFREG => {
+            new.set_inode_ops::<FileOps>()
+                .set_file_ops::<crate::file::FileFops>()
+                .set_aops::<FileOps>();
+        }
+        mode::S_IFDIR => {
+            new.set_inode_ops::<namei::DirOps>()
+                .set_file_ops::<dir::DirOps>()
+                .set_aops::<FileOps>();
+        }
+        mode::S_IFLNK if fast => {
+            new.set_inode_ops::<symlink::FastSymlink>();
+        }
+        mode::S_IFLNK => {
+            new.set_inode_ops::<symlink::SlowSymlink>()
+                .set_aops::<FileOps>();
+        }
+        _ => {
+            new.set_inode_ops::<SpecialOps>();
+        }
+    }
+}
+
 pub(crate) fn iget(sb: &SuperBlock<Ext2Fs>, ino: u64) -> Result<ARef<INode<Ext2Fs>>> {
     let s = sb.data();
     if (ino != ext2::EXT2_ROOT_INO && ino < u64::from(s.first_ino)) || ino > s.inodes_count.into() {
@@ -1155,21 +1182,13 @@ fn read_inode(
     // `i_data` as block numbers; a fast symlink keeps its bytes instead (`link`).
     let i_data = IData::Blocks(raw.i_block.map(|b| Atomic::new(b.get())));
     let mut link = None;
+    let fast =
+        fmt == mode::S_IFLNK && ext2::Ext2Inode::fast_symlink(blocks, file_acl, s.block_size);
     let typ = match fmt {
-        mode::S_IFREG => {
-            new.set_inode_ops::<FileOps>()
-                .set_file_ops::<crate::file::FileFops>()
-                .set_aops::<FileOps>();
-            FileType::Reg
-        }
-        mode::S_IFDIR => {
-            new.set_inode_ops::<namei::DirOps>()
-                .set_file_ops::<dir::DirOps>()
-                .set_aops::<FileOps>();
-            FileType::Dir
-        }
+        mode::S_IFREG => FileType::Reg,
+        mode::S_IFDIR => FileType::Dir,
         mode::S_IFLNK => {
-            if ext2::Ext2Inode::fast_symlink(blocks, file_acl, s.block_size) {
+            if fast {
                 // Fast symlink: the target is in i_block, which keeps its bytes as on disk
                 // with a NUL at the size (or at its last byte), as C's `nd_terminate_link`
                 // (and `write_inode` writes them back so).
@@ -1180,35 +1199,19 @@ fn read_inode(
                     *c = 0;
                 }
                 link = Some(bytes);
-                new.set_inode_ops::<symlink::FastSymlink>();
-            } else {
-                new.set_inode_ops::<symlink::SlowSymlink>()
-                    .set_aops::<FileOps>();
             }
             FileType::Lnk
         }
-        mode::S_IFCHR | mode::S_IFBLK => {
-            let dev = device(&i_data);
-            new.set_inode_ops::<SpecialOps>();
-            if fmt == mode::S_IFCHR {
-                FileType::Chr(dev)
-            } else {
-                FileType::Blk(dev)
-            }
-        }
-        mode::S_IFIFO => {
-            new.set_inode_ops::<SpecialOps>();
-            FileType::Fifo
-        }
-        mode::S_IFSOCK => {
-            new.set_inode_ops::<SpecialOps>();
-            FileType::Sock
-        }
+        mode::S_IFCHR => FileType::Chr(device(&i_data)),
+        mode::S_IFBLK => FileType::Blk(device(&i_data)),
+        mode::S_IFIFO => FileType::Fifo,
+        mode::S_IFSOCK => FileType::Sock,
         _ => {
             pr_err!("error: inode {} has bad mode 0{:o}\n", ino, mode);
             return Err(EUCLEAN);
         }
     };
+    set_ops(new, fmt, fast);
     drop(bh);
 
     Ok(inode::INodeParams {

@@ -8,12 +8,14 @@ use crate::dir::{
 };
 use crate::ext2;
 use crate::ext2::Ext2Fs;
+use crate::ialloc::NewKind;
 use crate::inode::iget;
 use crate::superblock::ext2_error;
 use crate::xattr;
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::inode::{
-    AclWalk, Attr, FileAttr, INode, INodeOperations, Instantiated, Kstat, LockedINode, Negative,
+    mode, AclWalk, Attr, Created, Dev, FileAttr, INode, INodeOperations, Instantiated, Kstat,
+    LockedINode, Negative, Timespec,
 };
 use kernel::fs::posix_acl::{self, Acl};
 use kernel::prelude::*;
@@ -102,6 +104,24 @@ fn find_entry(dir: &INode<Ext2Fs>, name: &[u8]) -> Result<Option<(u32, u64, usiz
     }
 }
 
+/// Names a new inode that is not a directory's `..` (`ext2_add_nondir`): its entry added,
+/// then the dentry instantiated; on failure the inode is discarded (dropped) and its eviction
+/// frees it.
+fn add_nondir<'a>(
+    dir: &mut LockedINode<'_, Ext2Fs>,
+    dentry: Negative<'a, Ext2Fs>,
+    inode: Created<Ext2Fs>,
+) -> Result<Instantiated<'a>> {
+    // A name longer than `EXT2_NAME_LEN` was refused by the lookup before.
+    dir::add_link(
+        dir,
+        dentry.name(),
+        u32::try_from(inode.ino())?,
+        inode.mode(),
+    )?;
+    dentry.instantiate_new(inode)
+}
+
 pub(crate) struct DirOps;
 
 #[vtable]
@@ -140,10 +160,108 @@ impl INodeOperations for DirOps {
         dentry: Negative<'a, Ext2Fs>,
         mode: u16,
     ) -> Result<Instantiated<'a>> {
-        let inode = crate::ialloc::new_inode(dir, mode)?;
-        // A name longer than `EXT2_NAME_LEN` was refused by the lookup before.
-        dir::add_link(dir, dentry.name(), inode.ino() as u32, inode.mode())?;
-        dentry.instantiate_new(inode)
+        let inode = crate::ialloc::new_inode(dir, mode, NewKind::Plain)?;
+        add_nondir(dir, dentry, inode)
+    }
+
+    /// `ext2_mkdir`: the parent's link for `..` first (given back on failure), the new
+    /// directory's first chunk, then its name.
+    fn mkdir<'a>(
+        dir: &mut LockedINode<'_, Ext2Fs>,
+        dentry: Negative<'a, Ext2Fs>,
+        mode: u16,
+    ) -> Result<Instantiated<'a>> {
+        dir.inc_link_count()?;
+        let parent = u32::try_from(dir.ino())?;
+        let made = crate::ialloc::new_inode(dir, mode, NewKind::Plain).and_then(|mut inode| {
+            inode.with_locked(|new| dir::make_empty(new, parent))?;
+            Ok(inode)
+        });
+        let r = made.and_then(|inode| add_nondir(dir, dentry, inode));
+        if r.is_err() {
+            // The count was raised above: it is not zero.
+            let _ = dir.dec_link_count();
+        }
+        r
+    }
+
+    /// `ext2_rmdir`: an empty directory's name removed as `ext2_unlink`, its size and links
+    /// dropped, and the parent's link for `..`.
+    fn rmdir(
+        dir: &mut LockedINode<'_, Ext2Fs>,
+        dentry: &DEntry<Ext2Fs>,
+        inode: &mut LockedINode<'_, Ext2Fs>,
+    ) -> Result {
+        if !dir::empty_dir(inode) {
+            return Err(ENOTEMPTY);
+        }
+        Self::unlink(dir, dentry, inode)?;
+        inode.set_size(0)?;
+        // C's `inode_dec_link_count` would warn on a count a corrupt file system got wrong;
+        // it stays at zero here.
+        let _ = inode.dec_link_count();
+        let _ = dir.dec_link_count();
+        Ok(())
+    }
+
+    /// `ext2_mknod`.
+    fn mknod<'a>(
+        dir: &mut LockedINode<'_, Ext2Fs>,
+        dentry: Negative<'a, Ext2Fs>,
+        mode: u16,
+        dev: Dev,
+    ) -> Result<Instantiated<'a>> {
+        let inode = crate::ialloc::new_inode(dir, mode, NewKind::Special(dev))?;
+        add_nondir(dir, dentry, inode)
+    }
+
+    /// `ext2_symlink`: a target that fits in `i_block` with its NUL is kept there (a fast
+    /// symlink), a longer one is written to the link's first block through its page cache (as
+    /// `page_symlink`); one longer than a block is `ENAMETOOLONG`.
+    fn symlink<'a>(
+        dir: &mut LockedINode<'_, Ext2Fs>,
+        dentry: Negative<'a, Ext2Fs>,
+        target: &CStr,
+    ) -> Result<Instantiated<'a>> {
+        let bytes = target.to_bytes_with_nul();
+        let l = bytes.len();
+        if l > dir.super_block().data().block_size as usize {
+            return Err(ENAMETOOLONG);
+        }
+        let fmt = mode::S_IFLNK | 0o777;
+        let mut fast = [0u8; 4 * ext2::EXT2_N_BLOCKS];
+        let inode = match fast.get_mut(..l) {
+            Some(dst) => {
+                dst.copy_from_slice(bytes);
+                let len = l.saturating_sub(1);
+                crate::ialloc::new_inode(dir, fmt, NewKind::FastLink(fast, len))?
+            }
+            None => {
+                let mut inode = crate::ialloc::new_inode(dir, fmt, NewKind::Plain)?;
+                inode.with_locked(|new| crate::symlink::write_target(new, target.to_bytes()))?;
+                inode
+            }
+        };
+        inode.mark_dirty();
+        add_nondir(dir, dentry, inode)
+    }
+
+    /// `ext2_link`.
+    fn link<'a>(
+        _old: &DEntry<Ext2Fs>,
+        inode: &mut LockedINode<'_, Ext2Fs>,
+        dir: &mut LockedINode<'_, Ext2Fs>,
+        dentry: Negative<'a, Ext2Fs>,
+    ) -> Result<Instantiated<'a>> {
+        inode.set_ctime(Timespec::now());
+        inode.inc_link_count()?;
+        let ino = u32::try_from(inode.ino())?;
+        if let Err(e) = dir::add_link(dir, dentry.name(), ino, inode.mode()) {
+            // Raised just above: not zero.
+            let _ = inode.dec_link_count();
+            return Err(e);
+        }
+        dentry.instantiate_linked(inode)
     }
 
     /// `ext2_unlink`.

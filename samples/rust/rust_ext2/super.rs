@@ -628,6 +628,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
         sb.set_posix_acl(mount_opt & mnt::POSIX_ACL != 0)?;
         // Signed 32-bit seconds on disk.
         sb.set_time_range(i32::MIN.into(), i32::MAX.into())?;
+        sb.set_max_links(ext2::EXT2_LINK_MAX);
         // `ext2_setup_super`: a revision this driver does not know is only read.
         if rev > ext2::EXT2_MAX_SUPP_REV {
             pr_err!("error: revision level too high, forcing read-only mode\n");
@@ -639,6 +640,10 @@ impl kernel::fs::FileSystem for Ext2Fs {
         let mut windows = crate::balloc::RsvTree::new();
         windows.try_create_and_insert(0, 0, GFP_KERNEL)?;
         let rsv_windows = KBox::pin_init(new_spinlock!(windows), GFP_KERNEL)?;
+        let mut debts = KVec::with_capacity(groups_count as usize, GFP_KERNEL)?;
+        for _ in 0..groups_count {
+            debts.push(Atomic::new(0), GFP_KERNEL)?;
+        }
         let bgl = KBox::pin_init(
             pin_init::pin_init_array_from_fn(|_| new_spinlock!(())),
             GFP_KERNEL,
@@ -677,6 +682,9 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 mount_state: Atomic::new(mount_state.into()),
                 feature_ro_compat: ro_compat,
                 free_blocks: Atomic::new(0),
+                free_inodes: Atomic::new(0),
+                dirs: Atomic::new(0),
+                debts,
                 s_lock,
                 rsv_windows,
                 blocks_per_group,
@@ -695,8 +703,14 @@ impl kernel::fs::FileSystem for Ext2Fs {
         let root = dentry::Root::try_new(root)?;
         // `s_freeblocks_counter`, from the descriptors as C's `ext2_fill_super` sets it.
         let s = sb.data();
+        // And `s_freeinodes_counter`, `s_dirs_counter`.
+        let (free_blocks, free_inodes) = s.count_free()?;
         s.free_blocks
-            .store(s.count_free()?.0.try_into().unwrap_or(i64::MAX), Relaxed);
+            .store(free_blocks.try_into().unwrap_or(i64::MAX), Relaxed);
+        s.free_inodes
+            .store(free_inodes.try_into().unwrap_or(i64::MAX), Relaxed);
+        s.dirs
+            .store(s.count_dirs()?.try_into().unwrap_or(i64::MAX), Relaxed);
         // `ext2_setup_super` and `ext2_write_super`, as C's `ext2_fill_super` ends; the
         // revision was checked in `fill_super`.
         if !sb.rdonly() {

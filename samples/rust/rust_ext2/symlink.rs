@@ -6,9 +6,19 @@
 use crate::ext2::Ext2Fs;
 use crate::ext2::{Ext2Inode, IData};
 use crate::xattr;
+use kernel::fs::address_space::WriteFolio;
 use kernel::fs::dentry::DEntry;
 use kernel::fs::inode::{Attr, INode, INodeOperations, Kstat, LockedINode};
 use kernel::prelude::*;
+
+/// Writes the target of new slow symbolic link `inode` (without its NUL) to the start of its
+/// first block through its page cache, which sets its size (`page_symlink`).
+pub(crate) fn write_target(inode: &mut LockedINode<'_, Ext2Fs>, target: &[u8]) -> Result {
+    let folio = inode.read_mapping_folio(0)?;
+    let mut wf = WriteFolio::prepare::<crate::inode::Mapper>(inode, folio, 0, target.len())?;
+    wf.write(0, target)?;
+    wf.commit()
+}
 
 pub(crate) struct FastSymlink;
 

@@ -145,7 +145,7 @@ impl<T: FileSystem> Drop for Created<T> {
 /// succeeds only by giving it an inode ([`Negative::instantiate_new`]), which returns the
 /// [`Instantiated`] proof that `create` returns.
 pub struct Negative<'a, T: FileSystem> {
-    dentry: *mut bindings::dentry,
+    pub(super) dentry: *mut bindings::dentry,
     _p: PhantomData<&'a DEntry<T>>,
 }
 
@@ -155,7 +155,7 @@ impl<'a, T: FileSystem> Negative<'a, T> {
     /// `ptr` must be a valid negative dentry of a directory of `T` whose `i_rwsem` is held
     /// exclusively for `'a`, given to one call of the file system.
     #[inline]
-    unsafe fn from_raw(ptr: *mut bindings::dentry) -> Self {
+    pub(super) unsafe fn from_raw(ptr: *mut bindings::dentry) -> Self {
         Self {
             dentry: ptr,
             _p: PhantomData,
@@ -189,7 +189,7 @@ impl<'a, T: FileSystem> Negative<'a, T> {
 /// The proof that the dentry of a `create` call was instantiated: only
 /// [`Negative::instantiate_new`] makes one. Invariant in `'a`, so a proof cannot stand for
 /// another call's dentry.
-pub struct Instantiated<'a>(PhantomData<fn(&'a ()) -> &'a ()>);
+pub struct Instantiated<'a>(pub(super) PhantomData<fn(&'a ()) -> &'a ()>);
 
 impl<'a, T: FileSystem> LockedINode<'a, T> {
     /// Drops one link of the inode and marks it dirty (`inode_dec_link_count`), as a removed

@@ -111,6 +111,17 @@ impl Dev {
         ((self.major & 0xfff) << 20) | (self.minor & 0xfffff)
     }
 
+    // patch: ns
+    /// Decodes the kernel's `dev_t` (`MAJOR`, `MINOR`).
+    #[inline]
+    pub(super) fn from_kdev(dev: bindings::dev_t) -> Self {
+        Dev {
+            major: dev >> 20,
+            minor: dev & 0xfffff,
+        }
+    }
+    // patch: end
+
     // patch: iwrite
     /// Encodes the device number in the old 16-bit encoding (`old_encode_dev`), if it fits
     /// (`old_valid_dev`).

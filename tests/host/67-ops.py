@@ -1,0 +1,152 @@
+# The namespace operations of tests/host/67-ext2-rw-namespace.sh, run in the
+# guest on a mounted copy of an image: python3 67-ops.py MOUNTPOINT DIRS INO.
+# mkdir, rmdir, mknod, symlink and link, each with its errors; prints what
+# each step leaves (inode number if INO is 1, mode, links, size, i_blocks,
+# a link's target, a device's number) or its errno, and the directories in
+# readdir order (with inode numbers and types), which the host compares
+# between C ext2 and rust_ext2. DIRS directories are made in a spread of
+# parents, then removed again. With Orlov's allocator (INO 0) the groups of
+# top-level directories are random: inode numbers are not printed then.
+import errno, os, stat, sys
+from pairlib import fork16
+
+mp, ndirs, show_ino = sys.argv[1], int(sys.argv[2]), sys.argv[3] == '1'
+
+
+def p(name):
+    return os.path.join(mp, name)
+
+
+def st(name):
+    try:
+        s = os.lstat(p(name))
+        ino = f'ino {s.st_ino} ' if show_ino else ''
+        extra = ''
+        if stat.S_ISLNK(s.st_mode):
+            extra = f' -> {os.readlink(p(name))[:40]}...({len(os.readlink(p(name)))})'
+        if stat.S_ISCHR(s.st_mode) or stat.S_ISBLK(s.st_mode):
+            extra = f' dev {os.major(s.st_rdev)}:{os.minor(s.st_rdev)}'
+        print(f'{name}: {ino}mode {s.st_mode:o} nlink {s.st_nlink} uid {s.st_uid} '
+              f'gid {s.st_gid} size {s.st_size} blocks {s.st_blocks}{extra}')
+    except OSError as e:
+        print(f'{name}: {errno.errorcode.get(e.errno, e.errno)}')
+
+
+def step(what, f):
+    try:
+        f()
+        print(f'{what}: ok')
+    except OSError as e:
+        print(f'{what}: {errno.errorcode.get(e.errno, e.errno)}')
+
+
+def ls(d):
+    def kind(e):
+        return 'd' if e.is_dir(follow_symlinks=False) else 'l' if e.is_symlink() else 'f' \
+            if e.is_file(follow_symlinks=False) else 's'
+    with os.scandir(p(d)) as it:
+        print(f'ls {d}: ' + ' '.join(
+            f'{e.name}={e.inode() if show_ino else ""}{kind(e)}' for e in it))
+
+
+def ops():
+    os.umask(0o022)
+    step('mkdir a', lambda: os.mkdir(p('a')))
+    st('a')
+    st('.')
+    step('mkdir a again', lambda: os.mkdir(p('a')))
+    step('mkdir a/b 0700', lambda: os.mkdir(p('a/b'), 0o700))
+    step('mkdir a/b/c', lambda: os.mkdir(p('a/b/c')))
+    step('mkdir in missing', lambda: os.mkdir(p('nodir/x')))
+    step('mkdir 255', lambda: os.mkdir(p('D' * 255)))
+    step('mkdir 256', lambda: os.mkdir(p('D' * 256)))
+    step('mkdir under a file', lambda: os.mkdir(p('f/x')))
+    for n in ('a', 'a/b', 'a/b/c', 'D' * 255):
+        st(n)
+    ls('a')
+    ls('a/b/c')
+    step('rmdir a (not empty)', lambda: os.rmdir(p('a')))
+    step('rmdir a/b/c', lambda: os.rmdir(p('a/b/c')))
+    step('rmdir a/b/c again', lambda: os.rmdir(p('a/b/c')))
+    step('rmdir a file', lambda: os.rmdir(p('f')))
+    step('unlink a dir', lambda: os.unlink(p('a/b')))
+    step('rmdir full (not empty)', lambda: os.rmdir(p('full')))
+    st('a/b')
+    st('a')
+    # A directory emptied by unlinks has free records only: empty.
+    for i in range(30):
+        os.close(os.open(p(f'full/e{i}'), os.O_CREAT | os.O_WRONLY, 0o644))
+    for e in os.listdir(p('full')):
+        os.unlink(p('full/' + e))
+    step('rmdir full (emptied)', lambda: os.rmdir(p('full')))
+    st('full')
+    # Special files.
+    step('mkfifo fifo', lambda: os.mkfifo(p('a/fifo'), 0o640))
+    step('mknod chr 1:3', lambda: os.mknod(p('a/chr'), 0o600 | stat.S_IFCHR, os.makedev(1, 3)))
+    step('mknod blk 300:70000', lambda: os.mknod(p('a/blk'), 0o600 | stat.S_IFBLK,
+                                                  os.makedev(300, 70000)))
+    step('mknod sock', lambda: os.mknod(p('a/sock'), 0o755 | stat.S_IFSOCK))
+    step('mknod fifo again', lambda: os.mkfifo(p('a/fifo')))
+    for n in ('a/fifo', 'a/chr', 'a/blk', 'a/sock'):
+        st(n)
+    # Symbolic links: fast up to 59 bytes, slow from 60, none past a block.
+    bs = os.statvfs(mp).f_bsize
+    for n, t in (('s1', 'f'), ('s59', 'x' * 59), ('s60', 'y' * 60), ('s500', 'z/' * 250),
+                 ('smax', 'm' * (bs - 1)), ('stoo', 'n' * bs), ('a/b/up', '../../f')):
+        step(f'symlink {n} ({len(t)})', lambda: os.symlink(t, p(n)))
+        st(n)
+    step('symlink s1 again', lambda: os.symlink('g', p('s1')))
+    with open(p('a/b/up'), 'rb') as f:
+        print(f'through a/b/up: {len(f.read())} bytes')
+    # Hard links.
+    step('link f a/f2', lambda: os.link(p('f'), p('a/f2')))
+    step('link f a/b/f3', lambda: os.link(p('f'), p('a/b/f3')))
+    st('f')
+    step('link a dir', lambda: os.link(p('a'), p('a2')))
+    step('link onto a name', lambda: os.link(p('f'), p('s1')))
+    step('link a symlink', lambda: os.link(p('s500'), p('a/s500')))
+    step('link a fifo', lambda: os.link(p('a/fifo'), p('fifo2')))
+    st('s500')
+    step('unlink f', lambda: os.unlink(p('f')))
+    st('a/f2')
+    with open(p('a/b/f3'), 'rb') as f:
+        print(f'a/b/f3: {len(f.read())} bytes')
+    # An open directory removed: freed when it is closed.
+    os.mkdir(p('gone'))
+    fd = os.open(p('gone'), os.O_RDONLY)
+    step('rmdir gone (open)', lambda: os.rmdir(p('gone')))
+    print(f'gone open: nlink {os.fstat(fd).st_nlink} size {os.fstat(fd).st_size}')
+    step('create in removed gone', lambda: os.close(os.open(f'/proc/self/fd/{fd}/x', os.O_CREAT | os.O_WRONLY)))
+    os.close(fd)
+    # Many directories in a spread of parents, a file in each, then removed.
+    for i in range(ndirs):
+        parent = 'a' if i % 3 == 0 else 'a/b' if i % 3 == 1 else '.'
+        os.mkdir(p(f'{parent}/d{i}'))
+        if i % 2:
+            with open(p(f'{parent}/d{i}/data'), 'wb') as f:
+                f.write(b'd' * (i * 37 % 5000))
+    print(f'made {ndirs} directories')
+    for n in ('d0', 'a/d0', 'a/b/d1', f'd{ndirs - 1}', 'a', 'a/b'):
+        st(n)
+    ls('.')
+    ls('a')
+    ls('a/b')
+    for i in range(0, ndirs, 2):
+        parent = 'a' if i % 3 == 0 else 'a/b' if i % 3 == 1 else '.'
+        if os.path.exists(p(f'{parent}/d{i}/data')):
+            os.unlink(p(f'{parent}/d{i}/data'))
+        os.rmdir(p(f'{parent}/d{i}'))
+    print(f'removed {(ndirs + 1) // 2} directories')
+    for n in ('.', 'a', 'a/b'):
+        st(n)
+    ls('.')
+    ls('a')
+    os.sync()
+    s = os.statvfs(mp)
+    print(f'statfs: bfree {s.f_bfree} ffree {s.f_ffree}')
+
+
+if fork16():
+    ops()
+    sys.stdout.flush()
+    os._exit(0)
