@@ -5,7 +5,9 @@
 # (ENOTEMPTY, of a directory emptied by unlinks, of an open directory),
 # mknod of fifos, sockets and devices (old and new device encodings),
 # symbolic links fast and slow (59/60 bytes, a block, ENAMETOOLONG), hard
-# links (EPERM for a directory, EEXIST), then many directories made in a
+# links (EPERM for a directory, EEXIST), renames of files and directories
+# within and across directories, over files and empty directories (ENOTEMPTY,
+# ENOTDIR, EISDIR, EINVAL; RENAME_NOREPLACE, and the flags ext2 refuses), then many directories made in a
 # spread of parents and half removed. Images of 1, 2 and 4 KiB blocks,
 # revision 0 and 1, many groups, `oldalloc` (find_group_dir: the same inode
 # numbers as C), Orlov's allocator on one group (the same numbers) and on
@@ -62,7 +64,7 @@ run() { # FSTYPE DEV "MOUNT-OPTS DIRS INO"
 	umount $mp
 	echo "== on disk"
 	if [ "$ino" = 1 ]; then
-		for dir in / /a /a/b; do echo "ls $dir: $(debugfs -R "ls $dir" "$d" 2>/dev/null | tr -s ' \n' ' ')"; done
+		for dir in / /a /a/b /e1 /r1; do echo "ls $dir: $(debugfs -R "ls $dir" "$d" 2>/dev/null | tr -s ' \n' ' ')"; done
 		pair_guest_disk "$d" a a/b s60 s500 smax a/d3
 	else
 		e2fsck -fn "$d" > /dev/null 2>&1; echo "e2fsck -fn: exit $?"

@@ -49,6 +49,14 @@ def ls(d):
             f'{e.name}={e.inode() if show_ino else ""}{kind(e)}' for e in it))
 
 
+def renameat2(old, new, flags):
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(316, -100, p(old).encode(), -100, p(new).encode(), flags) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+
+
 def ops():
     os.umask(0o022)
     step('mkdir a', lambda: os.mkdir(p('a')))
@@ -111,6 +119,42 @@ def ops():
     st('a/f2')
     with open(p('a/b/f3'), 'rb') as f:
         print(f'a/b/f3: {len(f.read())} bytes')
+    # Renames: files and directories, within and across directories, over
+    # files and empty directories, and what the VFS or ext2 refuse.
+    os.mkdir(p('r1'))
+    os.mkdir(p('r1/sub'))
+    os.mkdir(p('e1'))
+    os.mkdir(p('full2'))
+    os.mkdir(p('full2/x'))
+    step('rename a/f2 a/f2r', lambda: os.rename(p('a/f2'), p('a/f2r')))
+    step('rename a/f2r a/b/f4', lambda: os.rename(p('a/f2r'), p('a/b/f4')))
+    step('rename s1 over s59', lambda: os.rename(p('s1'), p('s59')))
+    step('rename a/b/f3 over a/b/f4 (same inode)', lambda: os.rename(p('a/b/f3'), p('a/b/f4')))
+    step('rename r1/sub r1/sub2', lambda: os.rename(p('r1/sub'), p('r1/sub2')))
+    st('r1')
+    step('rename r1/sub2 a/sub3', lambda: os.rename(p('r1/sub2'), p('a/sub3')))
+    st('r1')
+    st('a')
+    st('a/sub3')
+    step('rename a/sub3 over e1', lambda: os.rename(p('a/sub3'), p('e1')))
+    st('a')
+    st('e1')
+    step('rename e1 over full2', lambda: os.rename(p('e1'), p('full2')))
+    step('rename e1 over a file', lambda: os.rename(p('e1'), p('s59')))
+    step('rename a file over e1', lambda: os.rename(p('s59'), p('e1')))
+    step('rename a into itself', lambda: os.rename(p('a'), p('a/b/a')))
+    step('rename missing', lambda: os.rename(p('missing'), p('x')))
+    step('rename 256', lambda: os.rename(p('s60'), p('n' * 256)))
+    step('rename s60 to 255', lambda: os.rename(p('s60'), p('n' * 255)))
+    step('rename fifo e1/fifo', lambda: os.rename(p('a/fifo'), p('e1/fifo')))
+    step('renameat2 noreplace onto s59', lambda: renameat2('s500', 's59', 1))
+    step('renameat2 noreplace to new', lambda: renameat2('s500', 's501', 1))
+    step('renameat2 exchange', lambda: renameat2('s501', 's59', 2))
+    step('renameat2 whiteout', lambda: renameat2('s501', 's502', 4))
+    for n in ('s59', 's501', 'e1', 'e1/fifo', 'a/b/f4', 'full2', 'r1', 'n' * 255):
+        st(n)
+    ls('.')
+    ls('e1')
     # An open directory removed: freed when it is closed.
     os.mkdir(p('gone'))
     fd = os.open(p('gone'), os.O_RDONLY)

@@ -461,6 +461,39 @@ pub(crate) fn empty_dir(inode: &INode<Ext2Fs>) -> bool {
     true
 }
 
+/// Points the entry at byte `offs` of page `n` of directory `dir` to inode `ino` of `mode`
+/// (`ext2_set_link`): a rename's target entry (the directory's times updated) or a moved
+/// directory's `..`.
+pub(crate) fn set_link(
+    dir: &mut LockedINode<'_, Ext2Fs>,
+    n: u64,
+    offs: usize,
+    ino: u32,
+    mode: u16,
+    update_times: bool,
+) -> Result {
+    let has_filetype = dir.super_block().data().has_filetype();
+    let folio = dir_folio(dir, n)?;
+    let rec_len = folio.with_mapped(0, |page| header_at(page, offs).map(|h| h.rec_len))??;
+    let pos = i64::try_from(n.saturating_mul(PAGE as u64).saturating_add(offs as u64))?;
+    let mut wf = WriteFolio::prepare::<Mapper>(dir, folio, pos, rec_len)?;
+    wf.write_record(offs, &Le32::new(ino))?;
+    // `file_type`, after `inode`, `rec_len` and `name_len`.
+    wf.write(offs.saturating_add(7), &[de_type(has_filetype, mode)])?;
+    wf.commit()?;
+    if update_times {
+        dir.set_mtime_ctime_now();
+    }
+    dir.mark_dirty();
+    handle_dirsync(dir)
+}
+
+/// Where the `..` entry of directory `dir` is (`ext2_dotdot`): page 0, after the first entry.
+pub(crate) fn dotdot(dir: &INode<Ext2Fs>) -> Result<usize> {
+    let folio = dir_folio(dir, 0)?;
+    folio.with_mapped(0, |page| header_at(page, 0).map(|h| h.rec_len))?
+}
+
 /// Converts an on-disk file type to a `d_type` (`ext2_filetype_table`).
 fn dirent_type(has_filetype: bool, t: u8) -> DirEntryType {
     if !has_filetype {

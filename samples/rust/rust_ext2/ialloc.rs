@@ -71,7 +71,7 @@ fn find_group_dir(s: &Ext2Sb) -> Option<u32> {
             continue;
         }
         let free_blocks = d.bg_free_blocks_count.get();
-        if best.map_or(true, |(_, b)| free_blocks > b) {
+        if best.is_none_or(|(_, b)| free_blocks > b) {
             best = Some((g, free_blocks));
         }
     }

@@ -14,8 +14,8 @@ use crate::superblock::ext2_error;
 use crate::xattr;
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::inode::{
-    mode, AclWalk, Attr, Created, Dev, FileAttr, INode, INodeOperations, Instantiated, Kstat,
-    LockedINode, Negative, Timespec,
+    mode, rename_flags, AclWalk, Attr, Created, Dev, FileAttr, INode, INodeOperations,
+    Instantiated, Kstat, LockedINode, Negative, Rename, Timespec,
 };
 use kernel::fs::posix_acl::{self, Acl};
 use kernel::prelude::*;
@@ -275,6 +275,72 @@ impl INodeOperations for DirOps {
         inode.set_ctime(dir.ctime());
         if inode.nlink() != 0 {
             inode.dec_link_count()?;
+        }
+        Ok(())
+    }
+
+    /// `ext2_rename`: the new name added (or, replacing a target, pointed to the source), the
+    /// old one removed, and for a directory moved to another one its `..` re-pointed and the
+    /// link counts of both directories moved with it.
+    fn rename(r: Rename<'_, '_, Ext2Fs>) -> Result {
+        if r.flags & !rename_flags::NOREPLACE != 0 {
+            return Err(EINVAL);
+        }
+        let Rename {
+            old_dir,
+            new_dir,
+            old_dentry,
+            new_dentry,
+            source,
+            source_locked,
+            target_locked,
+            ..
+        } = r;
+        let old_is_dir = source.data().is_dir();
+        let source_ino = u32::try_from(source.ino())?;
+        let (_, old_n, old_offs) =
+            find_entry(old_dir, old_dentry.name_in(old_dir)?)?.ok_or(ENOENT)?;
+        let cross = new_dir.is_some();
+        // The moved directory's `..`, found first (its page unreadable: `EIO`).
+        let dotdot = match old_is_dir && cross {
+            true => Some(dir::dotdot(source).map_err(|_| EIO)?),
+            false => None,
+        };
+        let nd = match new_dir {
+            Some(d) => d,
+            None => &mut *old_dir,
+        };
+        let (new_dir_ino, new_dir_mode) = (u32::try_from(nd.ino())?, nd.mode());
+        let new_name = new_dentry.name_in(nd)?;
+        if let Some(target) = target_locked {
+            if old_is_dir && !dir::empty_dir(target) {
+                return Err(ENOTEMPTY);
+            }
+            let (_, n, offs) = find_entry(nd, new_name)?.ok_or(ENOENT)?;
+            dir::set_link(nd, n, offs, source_ino, source.mode(), true)?;
+            target.set_ctime(Timespec::now());
+            // A replaced directory loses its `..` link too (C's `drop_nlink`, then
+            // `inode_dec_link_count`); a count a corrupt file system got wrong stays at zero.
+            if old_is_dir {
+                let _ = target.dec_link_count();
+            }
+            let _ = target.dec_link_count();
+        } else {
+            dir::add_link(nd, new_name, source_ino, source.mode())?;
+            if old_is_dir {
+                nd.inc_link_count()?;
+            }
+        }
+        source.set_ctime_now();
+        source.mark_dirty();
+        dir::delete_entry(old_dir, old_n, old_offs)?;
+        if old_is_dir {
+            let mut r = Ok(());
+            if let (Some(offs), Some(moved)) = (dotdot, source_locked) {
+                r = dir::set_link(moved, 0, offs, new_dir_ino, new_dir_mode, false);
+            }
+            let _ = old_dir.dec_link_count();
+            r?;
         }
         Ok(())
     }

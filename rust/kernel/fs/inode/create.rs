@@ -231,9 +231,11 @@ impl<'a, T: FileSystem> LockedINode<'a, T> {
 
 impl<T: FileSystem> DEntry<T> {
     /// Returns the name of the dentry in directory `dir`, whose `i_rwsem` the caller holds
-    /// (`dir` is the token): no rename can change it meanwhile. `EINVAL` if the dentry is not
-    /// in `dir`.
-    pub fn name_in<'b>(&'b self, dir: &'b LockedINode<'_, T>) -> Result<&'b [u8]> {
+    /// (`dir` is the token): no rename can change it meanwhile. The name lives as long as the
+    /// lock is held (the token's lifetime, `'b` at most), not only as long as the token is
+    /// borrowed, so the directory can be changed through the token while the name is used.
+    /// `EINVAL` if the dentry is not in `dir`.
+    pub fn name_in<'b>(&'b self, dir: &LockedINode<'b, T>) -> Result<&'b [u8]> {
         let rcu = crate::sync::rcu::read_lock();
         // SAFETY: The dentry is valid; its parent changes only by a rename, which needs the
         // parent's `i_rwsem`: while `dir`'s is held a dentry in it stays there, and one read
