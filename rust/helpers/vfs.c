@@ -11,6 +11,7 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/dcache.h>
+#include <linux/fileattr.h>
 #include <linux/fs.h>
 #include <linux/fs_parser.h>
 #include <linux/highmem.h>
@@ -432,4 +433,19 @@ __rust_helper size_t rust_helper_iov_iter_count(const struct iov_iter *i)
 __rust_helper ssize_t rust_helper_generic_write_sync(struct kiocb *iocb, ssize_t count)
 {
 	return generic_write_sync(iocb, count);
+}
+
+__rust_helper int rust_helper_finish_open_simple(struct file *file, int error)
+{
+	return finish_open_simple(file, error);
+}
+
+__rust_helper struct dentry *rust_helper_file_dentry(const struct file *file)
+{
+	return file_dentry(file);
+}
+
+__rust_helper bool rust_helper_fileattr_has_fsx(const struct file_kattr *fa)
+{
+	return fileattr_has_fsx(fa);
 }

@@ -7,7 +7,9 @@
 # symbolic links fast and slow (59/60 bytes, a block, ENAMETOOLONG), hard
 # links (EPERM for a directory, EEXIST), renames of files and directories
 # within and across directories, over files and empty directories (ENOTEMPTY,
-# ENOTDIR, EISDIR, EINVAL; RENAME_NOREPLACE, and the flags ext2 refuses), then many directories made in a
+# ENOTDIR, EISDIR, EINVAL; RENAME_NOREPLACE, and the flags ext2 refuses),
+# O_TMPFILE files named by linkat(2) or freed at their close, inode flags
+# (chattr: immutable and append-only enforced, FS_IOC_FSSETXATTR), then many directories made in a
 # spread of parents and half removed. Images of 1, 2 and 4 KiB blocks,
 # revision 0 and 1, many groups, `oldalloc` (find_group_dir: the same inode
 # numbers as C), Orlov's allocator on one group (the same numbers) and on

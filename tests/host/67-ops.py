@@ -7,7 +7,7 @@
 # between C ext2 and rust_ext2. DIRS directories are made in a spread of
 # parents, then removed again. With Orlov's allocator (INO 0) the groups of
 # top-level directories are random: inode numbers are not printed then.
-import errno, os, stat, sys
+import errno, fcntl, os, stat, struct, sys
 from pairlib import fork16
 
 mp, ndirs, show_ino = sys.argv[1], int(sys.argv[2]), sys.argv[3] == '1'
@@ -155,6 +155,70 @@ def ops():
         st(n)
     ls('.')
     ls('e1')
+    # O_TMPFILE: an unnamed file, named by linkat(2), or freed at its close.
+    def tmpfile(name):
+        fd = os.open(p('a'), os.O_TMPFILE | os.O_RDWR, 0o640)
+        os.write(fd, b't' * 3000)
+        s = os.fstat(fd)
+        ino = f'ino {s.st_ino} ' if show_ino else ''
+        print(f'tmpfile: {ino}mode {s.st_mode:o} nlink {s.st_nlink} size {s.st_size}')
+        if name:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            # linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH)
+            if libc.linkat(fd, b'', -100, p(name).encode(), 0x1000) != 0:
+                e = ctypes.get_errno()
+                os.close(fd)
+                raise OSError(e, os.strerror(e))
+        os.close(fd)
+    step('tmpfile linked', lambda: tmpfile('a/tmpnamed'))
+    st('a/tmpnamed')
+    step('tmpfile dropped', lambda: tmpfile(None))
+    # Inode flags (chattr): immutable and append-only enforced, the flags
+    # users may not change kept, extended attributes refused.
+    def flags(name, set_to=None):
+        fd = os.open(p(name), os.O_RDONLY)
+        try:
+            if set_to is not None:
+                fcntl.ioctl(fd, 0x40086602, struct.pack('l', set_to))
+            return struct.unpack('l', fcntl.ioctl(fd, 0x80086601, struct.pack('l', 0)))[0]
+        finally:
+            os.close(fd)
+    with open(p('a/imm'), 'wb') as f:
+        f.write(b'i' * 5000)
+    step('chattr +i a/imm', lambda: flags('a/imm', 0x10))
+    print(f'a/imm flags {flags("a/imm"):x}')
+    step('write a/imm', lambda: open(p('a/imm'), 'ab').close())
+    step('unlink a/imm', lambda: os.unlink(p('a/imm')))
+    step('rename a/imm', lambda: os.rename(p('a/imm'), p('a/imm2')))
+    step('link a/imm', lambda: os.link(p('a/imm'), p('a/imm2')))
+    step('chmod a/imm', lambda: os.chmod(p('a/imm'), 0o600))
+    step('chattr -i +a a/imm', lambda: flags('a/imm', 0x20))
+    step('truncate a/imm', lambda: os.truncate(p('a/imm'), 10))
+    step('write a/imm (not append)', lambda: os.close(os.open(p('a/imm'), os.O_WRONLY)))
+    def append():
+        fd = os.open(p('a/imm'), os.O_WRONLY | os.O_APPEND)
+        os.write(fd, b'more')
+        os.close(fd)
+    step('append a/imm', append)
+    step('chattr everything a/imm', lambda: flags('a/imm', 0x7fffffff))
+    print(f'a/imm flags {flags("a/imm"):x}')
+    step('chattr 0 a/imm', lambda: flags('a/imm', 0))
+    st('a/imm')
+    step('chattr +i dir a/b', lambda: flags('a/b', 0x10))
+    step('create in immutable a/b', lambda: os.close(os.open(p('a/b/new'), os.O_CREAT | os.O_WRONLY)))
+    step('chattr -i dir a/b', lambda: flags('a/b', 0))
+    step('chattr +D +S dir a', lambda: flags('a', 0x10008))
+    print(f'a flags {flags("a"):x}')
+    def fsx_projid():
+        fd = os.open(p('a'), os.O_RDONLY)
+        try:
+            x = bytearray(fcntl.ioctl(fd, 0x801c581f, bytes(28)))
+            x[12:16] = struct.pack('I', 7)
+            fcntl.ioctl(fd, 0x401c5820, bytes(x))
+        finally:
+            os.close(fd)
+    step('FS_IOC_FSSETXATTR projid', fsx_projid)
     # An open directory removed: freed when it is closed.
     os.mkdir(p('gone'))
     fd = os.open(p('gone'), os.O_RDONLY)

@@ -54,9 +54,13 @@ mod create;
 pub(crate) use create::evict_inode_callback;
 pub use create::{random_u32, Created, Evicting, Instantiated, IntWriteGuard, Negative};
 // patch: end
+// patch: fattr
+mod fileattr;
+pub use fileattr::NewFileAttr;
+// patch: end
 // patch: ns
 mod namespace;
-pub use namespace::{rename_flags, Rename};
+pub use namespace::{rename_flags, Rename, TmpFile};
 // patch: end
 
 /// A node in the file system index (inode).
@@ -526,6 +530,34 @@ pub trait INodeOperations {
     fn rename(_r: Rename<'_, '_, Self::FileSystem>) -> Result {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
+
+    // patch: end
+
+    // patch: fattr
+    /// Changes the flags of the inode of `dentry` to `fa`'s (`fileattr_set`: `chattr`,
+    /// `FS_IOC_SETFLAGS`, `FS_IOC_FSSETXATTR`), with its `i_rwsem` held exclusively (`inode` is
+    /// the token): the file system stores them and sets the VFS flags that follow
+    /// ([`LockedINode::set_flags`]). Flags it cannot store are `EOPNOTSUPP`.
+    fn fileattr_set(
+        _dentry: &DEntry<Self::FileSystem>,
+        _inode: &mut LockedINode<'_, Self::FileSystem>,
+        _fa: &NewFileAttr<'_>,
+    ) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+    // patch: end
+
+    // patch: ns
+    /// Makes an unnamed regular file in directory `dir` for an `O_TMPFILE` open (`tmpfile`),
+    /// with no lock held (`dir` is only read); `mode` as for
+    /// [`INodeOperations::create`]. The call succeeds only by [`TmpFile::instantiate`].
+    fn tmpfile<'a>(
+        _dir: &INode<Self::FileSystem>,
+        _file: TmpFile<'a, Self::FileSystem>,
+        _mode: u16,
+    ) -> Result<Instantiated<'a>> {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
     // patch: end
 }
 
@@ -627,6 +659,18 @@ impl<T: FileSystem, U: INodeOperations<FileSystem = T> + ?Sized> INodeOperations
         },
         rename: if U::HAS_RENAME {
             Some(namespace::rename_callback::<T, U>)
+        } else {
+            None
+        },
+        tmpfile: if U::HAS_TMPFILE {
+            Some(namespace::tmpfile_callback::<T, U>)
+        } else {
+            None
+        },
+        // patch: end
+        // patch: fattr
+        fileattr_set: if U::HAS_FILEATTR_SET {
+            Some(fileattr::fileattr_set_callback::<T, U>)
         } else {
             None
         },

@@ -11,6 +11,7 @@ use kernel::fs::inode::{mode, INode, LockedINode};
 use kernel::fs::ondisk::{Le16, Le32};
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
+use kernel::sync::atomic::Relaxed;
 
 /// Size of the fixed part of a directory entry.
 const DIR_ENTRY_HEADER: usize = core::mem::size_of::<DiskDirEntry>();
@@ -240,8 +241,16 @@ fn handle_dirsync(dir: &INode<Ext2Fs>) -> Result {
 /// `ext2_delete_entry`): modification and change times now, dirty, then synced.
 fn dir_changed(dir: &mut LockedINode<'_, Ext2Fs>) -> Result {
     dir.set_mtime_ctime_now();
+    clear_btree(dir);
     dir.mark_dirty();
     handle_dirsync(dir)
+}
+
+/// Clears the hashed-index flag of a directory that changed (C's `i_flags &= ~EXT2_BTREE_FL`):
+/// its index, if it had one, is stale. The flags change under the `i_rwsem` (`dir`).
+fn clear_btree(dir: &mut LockedINode<'_, Ext2Fs>) {
+    let flags = &dir.data().flags;
+    flags.store(flags.load(Relaxed) & !ext2::fl::BTREE, Relaxed);
 }
 
 /// Where a new entry goes in a directory page (`ext2_add_link`'s scan).
@@ -484,6 +493,7 @@ pub(crate) fn set_link(
     if update_times {
         dir.set_mtime_ctime_now();
     }
+    clear_btree(dir);
     dir.mark_dirty();
     handle_dirsync(dir)
 }

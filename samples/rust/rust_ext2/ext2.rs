@@ -126,6 +126,11 @@ pub(crate) mod fl {
     pub(crate) const NOATIME: u32 = 0x0000_0080;
     /// Synchronous directory changes (`EXT2_DIRSYNC_FL`).
     pub(crate) const DIRSYNC: u32 = 0x0001_0000;
+    /// A hashed-index directory (`EXT2_BTREE_FL`, `EXT2_INDEX_FL`), which ext2 does not keep
+    /// up: cleared when a directory changes.
+    pub(crate) const BTREE: u32 = 0x0000_1000;
+    /// The flags users may change (`EXT2_FL_USER_MODIFIABLE`).
+    pub(crate) const USER_MODIFIABLE: u32 = 0x0003_80FF;
     /// The flags users see (`EXT2_FL_USER_VISIBLE`, `FS_FL_USER_VISIBLE`).
     pub(crate) const USER_VISIBLE: u32 = 0x0003_DFFF;
     /// What new inodes inherit from their directory (`EXT2_FL_INHERITED`: secure and undelete,
@@ -483,8 +488,9 @@ pub(crate) struct Ext2Inode {
     pub(crate) blocks: u32,
     /// The type bits of `i_mode`.
     pub(crate) mode: u16,
-    /// `i_flags`: the on-disk inode flags (`EXT2_*_FL`).
-    pub(crate) flags: u32,
+    /// `i_flags`: the on-disk inode flags (`EXT2_*_FL`), changed by `fileattr_set` under the
+    /// inode's `i_rwsem`.
+    pub(crate) flags: Atomic<u32>,
     /// For directories: the page where the last lookup found its name, where the next one starts
     /// (`i_dir_start_lookup`).
     pub(crate) dir_start_lookup: Atomic<u64>,

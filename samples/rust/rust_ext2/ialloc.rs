@@ -6,7 +6,7 @@ use crate::ext2::{self, Ext2Fs, Ext2Inode, Ext2Sb, IData};
 use crate::superblock::ext2_error;
 use kernel::fs::buffer::Head;
 use kernel::fs::inode::{
-    mode, Created, Dev, FileType, INode, INodeParams, LockedINode, Timespec, UncountedINode,
+    mode, Created, Dev, FileType, INode, INodeParams, Timespec, UncountedINode,
 };
 use kernel::fs::ondisk::Le16;
 use kernel::fs::sb::SuperBlock;
@@ -107,7 +107,8 @@ fn find_group_orlov(s: &Ext2Sb, parent: &INode<Ext2Fs>) -> Option<u32> {
             .filter(|d| d.bg_free_inodes_count.get() != 0)
     };
     let mut parent_group = parent.data().block_group;
-    let top = parent.ino() == ext2::EXT2_ROOT_INO || parent.data().flags & ext2::fl::TOPDIR != 0;
+    let top = parent.ino() == ext2::EXT2_ROOT_INO
+        || parent.data().flags.load(Relaxed) & ext2::fl::TOPDIR != 0;
     'found: {
         if top {
             let mut best: Option<(u32, i64)> = None;
@@ -323,11 +324,7 @@ pub(crate) enum NewKind {
 ///
 /// The mode gets the umask or the directory's default ACL first (`ext2_init_acl`); inheriting
 /// an ACL needs ACL writes, which rust_ext2 does not have yet: `EOPNOTSUPP`.
-pub(crate) fn new_inode(
-    dir: &LockedINode<'_, Ext2Fs>,
-    mode: u16,
-    kind: NewKind,
-) -> Result<Created<Ext2Fs>> {
+pub(crate) fn new_inode(dir: &INode<Ext2Fs>, mode: u16, kind: NewKind) -> Result<Created<Ext2Fs>> {
     let sb = dir.super_block();
     let s = sb.data();
     let (mode, access, default) = dir.acl_create(mode)?;
@@ -358,7 +355,7 @@ pub(crate) fn new_inode(
     } else {
         (owner_gid, owner_mode)
     };
-    let flags = ext2::fl::inherit(fmt, dir.data().flags);
+    let flags = ext2::fl::inherit(fmt, dir.data().flags.load(Relaxed));
     let generation = s.next_generation.fetch_add(1, Relaxed);
     crate::inode::set_ops(&mut new, fmt, matches!(kind, NewKind::FastLink(..)));
     let data = match kind {
@@ -393,7 +390,7 @@ pub(crate) fn new_inode(
             file_acl: 0,
             blocks: 0,
             mode: fmt,
-            flags,
+            flags: Atomic::new(flags),
             dir_start_lookup: Atomic::new(0),
             block_group: group,
             dtime: Atomic::new(0),

@@ -14,8 +14,8 @@ use kernel::fs::dentry::DEntry;
 use kernel::fs::file::File;
 use kernel::fs::inode::{
     self, high2low_gid, high2low_uid, mode, statx_attr, AclWalk, Attr, Dev, Evicting, Fiemap,
-    FileAttr, FileType, Flags, INode, INodeOperations, Kstat, LockedINode, NewINode, Timespec,
-    UncountedINode, WritebackControl,
+    FileAttr, FileType, Flags, INode, INodeOperations, Kstat, LockedINode, NewFileAttr, NewINode,
+    Timespec, UncountedINode, WritebackControl,
 };
 use kernel::fs::iomap;
 use kernel::fs::ondisk::{Le16, Le32};
@@ -43,6 +43,14 @@ impl INodeOperations for FileOps {
 
     fn fileattr_get(dentry: &DEntry<Ext2Fs>, fa: &mut FileAttr<'_>) -> Result {
         fileattr_get(dentry, fa)
+    }
+
+    fn fileattr_set(
+        dentry: &DEntry<Ext2Fs>,
+        inode: &mut LockedINode<'_, Ext2Fs>,
+        fa: &NewFileAttr<'_>,
+    ) -> Result {
+        fileattr_set(dentry, inode, fa)
     }
 
     /// `ext2_fiemap`: the length is clamped to the size (at least 1: `iomap_fiemap` refuses
@@ -95,7 +103,7 @@ impl INodeOperations for SpecialOps {
 
 /// The user-visible on-disk flags as `statx` attributes (`ext2_getattr`).
 pub(crate) fn getattr(inode: &INode<Ext2Fs>, stat: &mut Kstat<'_>) -> Result {
-    let flags = inode.data().flags & ext2::fl::USER_VISIBLE;
+    let flags = inode.data().flags.load(Relaxed) & ext2::fl::USER_VISIBLE;
     // Tested flag by flag, as C does (this runs for every `stat`).
     let attr = |fl: u32, attr: u64| if flags & fl != 0 { attr } else { 0 };
     stat.add_attributes(
@@ -116,11 +124,31 @@ pub(crate) fn getattr(inode: &INode<Ext2Fs>, stat: &mut Kstat<'_>) -> Result {
 /// (`ext2_fileattr_get`).
 pub(crate) fn fileattr_get(dentry: &DEntry<Ext2Fs>, fa: &mut FileAttr<'_>) -> Result {
     let inode = dentry.inode().ok_or(ENOENT)?;
-    fa.fill_flags(inode.data().flags & ext2::fl::USER_VISIBLE);
+    fa.fill_flags(inode.data().flags.load(Relaxed) & ext2::fl::USER_VISIBLE);
     Ok(())
 }
 
-/// The VFS flags that the on-disk flags ask for (`ext2_set_inode_flags`).
+/// `ext2_fileattr_set`: the flags users may change replaced by those asked for (extended
+/// attributes that flags cannot express are `EOPNOTSUPP`), the VFS flags that follow set, the
+/// change time stamped.
+pub(crate) fn fileattr_set(
+    _dentry: &DEntry<Ext2Fs>,
+    inode: &mut LockedINode<'_, Ext2Fs>,
+    fa: &NewFileAttr<'_>,
+) -> Result {
+    if fa.has_fsx() {
+        return Err(EOPNOTSUPP);
+    }
+    let ei = inode.data();
+    let old = ei.flags.load(Relaxed);
+    let flags = (old & !ext2::fl::USER_MODIFIABLE) | (fa.flags() & ext2::fl::USER_MODIFIABLE);
+    ei.flags.store(flags, Relaxed);
+    inode.set_flags(vfs_flags(flags));
+    inode.set_ctime(Timespec::now());
+    inode.mark_dirty();
+    Ok(())
+}
+
 /// `ext2_setattr`, but for size changes, which come with block freeing (`ext2_setsize`): the
 /// change checked, copied into the inode and the inode marked dirty for `write_inode`.
 pub(crate) fn setattr(
@@ -155,7 +183,7 @@ fn setsize(inode: &mut LockedINode<'_, Ext2Fs>, size: i64) -> Result {
     {
         return Err(EINVAL);
     }
-    if ei.flags & (ext2::fl::APPEND | ext2::fl::IMMUTABLE) != 0 {
+    if ei.flags.load(Relaxed) & (ext2::fl::APPEND | ext2::fl::IMMUTABLE) != 0 {
         return Err(EPERM);
     }
     inode.dio_wait();
@@ -480,7 +508,7 @@ pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, _wbc: &WritebackContro
     raw.i_mtime = Le32::new(inode.mtime().secs as u32);
     raw.i_blocks = Le32::new(inode.blocks() as u32);
     raw.i_dtime = Le32::new(dtime);
-    raw.i_flags = Le32::new(ei.flags);
+    raw.i_flags = Le32::new(ei.flags.load(Relaxed));
     raw.i_file_acl = Le32::new(ei.file_acl);
     let fmt = mode & mode::S_IFMT;
     if fmt == mode::S_IFREG {
@@ -1232,7 +1260,7 @@ fn read_inode(
             file_acl,
             blocks,
             mode,
-            flags,
+            flags: Atomic::new(flags),
             dir_start_lookup: Atomic::new(0),
             // `ino` is at least 1 and `inodes_per_group` not 0 (`iget`, `fill_super`).
             block_group: ino

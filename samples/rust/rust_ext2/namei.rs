@@ -15,7 +15,7 @@ use crate::xattr;
 use kernel::fs::dentry::{self, DEntry};
 use kernel::fs::inode::{
     mode, rename_flags, AclWalk, Attr, Created, Dev, FileAttr, INode, INodeOperations,
-    Instantiated, Kstat, LockedINode, Negative, Rename, Timespec,
+    Instantiated, Kstat, LockedINode, Negative, NewFileAttr, Rename, Timespec, TmpFile,
 };
 use kernel::fs::posix_acl::{self, Acl};
 use kernel::prelude::*;
@@ -345,6 +345,16 @@ impl INodeOperations for DirOps {
         Ok(())
     }
 
+    /// `ext2_tmpfile`.
+    fn tmpfile<'a>(
+        dir: &INode<Ext2Fs>,
+        file: TmpFile<'a, Ext2Fs>,
+        mode: u16,
+    ) -> Result<Instantiated<'a>> {
+        let inode = crate::ialloc::new_inode(dir, mode, NewKind::Plain)?;
+        file.instantiate(inode)
+    }
+
     fn listxattr(dentry: &DEntry<Ext2Fs>, buf: &mut [u8]) -> Result<usize> {
         xattr::list(dentry, buf)
     }
@@ -363,6 +373,14 @@ impl INodeOperations for DirOps {
 
     fn fileattr_get(dentry: &DEntry<Ext2Fs>, fa: &mut FileAttr<'_>) -> Result {
         crate::inode::fileattr_get(dentry, fa)
+    }
+
+    fn fileattr_set(
+        dentry: &DEntry<Ext2Fs>,
+        inode: &mut LockedINode<'_, Ext2Fs>,
+        fa: &NewFileAttr<'_>,
+    ) -> Result {
+        crate::inode::fileattr_set(dentry, inode, fa)
     }
 
     fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::AclType) -> Result<Option<Acl>> {

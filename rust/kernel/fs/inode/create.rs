@@ -114,7 +114,7 @@ pub struct Created<T: FileSystem>(ManuallyDrop<ARef<INode<T>>>);
 
 impl<T: FileSystem> Created<T> {
     /// Gives up the inode's reference, still `I_NEW`, to the caller.
-    fn into_raw(self) -> *mut bindings::inode {
+    pub(super) fn into_raw(self) -> *mut bindings::inode {
         let me = ManuallyDrop::new(self);
         me.0.as_ptr()
     }

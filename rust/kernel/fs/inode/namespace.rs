@@ -11,6 +11,7 @@ use super::{Created, Dev, INode, INodeOperations, Instantiated, LockedINode, Neg
 use crate::error::{from_result, Result};
 use crate::fs::{dentry::DEntry, sb::New, sb::SuperBlock, FileSystem};
 use crate::{bindings, prelude::*};
+use core::marker::PhantomData;
 
 impl<'a, T: FileSystem> Negative<'a, T> {
     /// Gives the dentry an inode that has a name already (`d_instantiate`, with a reference of
@@ -33,19 +34,23 @@ impl<'a, T: FileSystem> Negative<'a, T> {
             bindings::ihold(inode.as_ptr());
             bindings::d_instantiate(self.dentry, inode.as_ptr());
         }
-        Ok(Instantiated(core::marker::PhantomData))
+        Ok(Instantiated(PhantomData))
     }
 }
 
 impl<'a, T: FileSystem> LockedINode<'a, T> {
     /// Adds a link to the inode and marks it dirty (`inode_inc_link_count`), as a new name
-    /// (`link`) or a new subdirectory's `..` does. `ENOENT` if it has no link left (C's
-    /// `inc_nlink` would warn: only `O_TMPFILE` inodes may get their first link back),
+    /// (`link`) or a new subdirectory's `..` does. `ENOENT` if it has no link left, but for an
+    /// `O_TMPFILE` inode being linked (`I_LINKABLE`; C's `inc_nlink` would warn otherwise),
     /// `EMLINK` if the count cannot grow.
     #[inline]
     pub fn inc_link_count(&mut self) -> Result {
+        // SAFETY: The inode is valid; its state is read as `vfs_link` reads it.
+        let linkable = unsafe { bindings::inode_state_read_once(self.inode().as_ptr()) }
+            & bindings::inode_state_flags_enum_I_LINKABLE
+            != 0;
         match self.nlink() {
-            0 => Err(ENOENT),
+            0 if !linkable => Err(ENOENT),
             u32::MAX => Err(EMLINK),
             _ => {
                 // SAFETY: The inode is valid and its `i_rwsem` held exclusively (type
@@ -92,6 +97,72 @@ impl<T: FileSystem> Created<T> {
         unsafe { bindings::inode_unlock(inode.as_ptr()) };
         r
     }
+}
+
+/// The file of an `O_TMPFILE` open (`tmpfile`), whose dentry has no name: the call succeeds
+/// only by giving it a new inode and opening it ([`TmpFile::instantiate`]).
+pub struct TmpFile<'a, T: FileSystem> {
+    file: *mut bindings::file,
+    _p: PhantomData<&'a DEntry<T>>,
+}
+
+impl<'a, T: FileSystem> TmpFile<'a, T> {
+    /// Gives the file's dentry `inode`, a new regular file with one link, which it loses
+    /// (`d_tmpfile`: an unnamed inode, freed at its last close unless `linkat(2)` names it),
+    /// unlocks the inode and opens the file (`finish_open_simple`). `EIO` if the inode is of
+    /// another superblock, `EINVAL` if it is not a regular file with one link (it is
+    /// discarded then).
+    pub fn instantiate(self, inode: Created<T>) -> Result<Instantiated<'a>> {
+        // SAFETY: The file is valid and ours for the call; `f_path.dentry`, set by
+        // `vfs_tmpfile`, is of the directory's superblock.
+        if inode.super_block().as_ptr() != unsafe { (*bindings::file_dentry(self.file)).d_sb } {
+            return Err(EIO);
+        }
+        if inode.mode() & super::mode::S_IFMT != super::mode::S_IFREG || inode.nlink() != 1 {
+            return Err(EINVAL);
+        }
+        let inode = inode.into_raw();
+        // SAFETY: The dentry of the file is the negative, unhashed one `vfs_tmpfile` made; the
+        // inode is new, initialised, with one link (which `d_tmpfile` drops), and our
+        // reference goes to the dentry. Once instantiated it is unlocked
+        // (`unlock_new_inode`), and the file opened with its operations.
+        unsafe {
+            bindings::d_tmpfile(self.file, inode);
+            bindings::unlock_new_inode(inode);
+            crate::error::to_result(bindings::finish_open_simple(self.file, 0))?;
+        }
+        Ok(Instantiated(PhantomData))
+    }
+}
+
+/// # Safety
+///
+/// `tmpfile` of `struct inode_operations`: `dir` is a directory of `T` (not locked:
+/// `vfs_tmpfile`) and `file` a file being opened on a new dentry in it, both valid for the
+/// call.
+pub(crate) unsafe extern "C" fn tmpfile_callback<
+    T: FileSystem,
+    U: INodeOperations<FileSystem = T> + ?Sized,
+>(
+    _idmap: *mut bindings::mnt_idmap,
+    dir: *mut bindings::inode,
+    file: *mut bindings::file,
+    mode: bindings::umode_t,
+) -> c_int {
+    from_result(|| {
+        // SAFETY: The VFS passes a valid, referenced directory of this file system.
+        let dir = unsafe { INode::<T>::from_raw(dir) };
+        let tmp = TmpFile::<T> {
+            file,
+            _p: PhantomData,
+        };
+        U::tmpfile(dir, tmp, mode)?;
+        // Only `TmpFile::instantiate` makes the proof, and it fails unless the file was
+        // opened, but the VFS must never see a success that left the dentry negative.
+        // SAFETY: The file and its dentry are valid.
+        unsafe { check_positive(bindings::file_dentry(file)) }?;
+        Ok(0)
+    })
 }
 
 impl<T: FileSystem> SuperBlock<T, New> {
