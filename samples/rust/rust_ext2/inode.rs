@@ -732,7 +732,8 @@ fn find_near(inode: &UncountedINode<Ext2Fs>, arr: Arr<'_>, off: usize, ind: Opti
 /// shared mappings allocates too, with no lock of the inode) and with truncate.
 #[allow(clippy::arithmetic_side_effects)]
 fn alloc_blocks(inode: &UncountedINode<Ext2Fs>, iblock: u64, max: usize) -> Result<AllocRun> {
-    if let Some(run) = map_blocks(inode, iblock, max)? {
+    let mut chain = Chain::default();
+    if let Some(run) = walk(inode, iblock, max, Some(&mut chain))? {
         return Ok(AllocRun { run, new: false });
     }
     let mut info = Ext2InodeWriter::of(inode).truncate_mutex.lock();
@@ -752,10 +753,23 @@ fn alloc_blocks(inode: &UncountedINode<Ext2Fs>, iblock: u64, max: usize) -> Resu
         1 << ptrs_bits
     };
     let to_boundary = last - 1 - offsets[depth - 1];
-    // `ext2_get_branch`: down to the first missing entry (`map_blocks` found one).
-    let mut bhs: [Option<ARef<buffer::Head>>; 4] = [None, None, None, None];
-    let mut partial = 0;
-    let mut key = data.block(offsets[0]);
+    // `verify_chain`: the entries the walk read without the mutex are still there, the hole
+    // included, so no truncate or other allocation changed the chain meanwhile; else, as C,
+    // `ext2_get_branch` again, down to the first missing entry.
+    let verified = chain.partial.filter(|&partial| {
+        (0..=partial).all(|i| {
+            let now = match &chain.bhs[i] {
+                Some(bh) if i > 0 => Arr::Block(bh).get(offsets[i]).ok(),
+                None if i == 0 => Some(data.block(offsets[0])),
+                _ => None,
+            };
+            now == Some(chain.keys[i])
+        })
+    });
+    let (mut bhs, mut partial, mut key) = match verified {
+        Some(partial) => (core::mem::take(&mut chain.bhs), partial, 0),
+        None => ([None, None, None, None], 0, data.block(offsets[0])),
+    };
     while key != 0 && partial + 1 < depth {
         let bh = sb.bread(key.into())?;
         partial += 1;
@@ -1020,11 +1034,33 @@ fn block_to_path(iblock: u64, ptrs_bits: u32) -> Option<([usize; 4], usize)> {
 /// `level` is below `depth` (at least 1); in an indirect block `base <= off + n < ptrs`, `n < max`
 /// where `max - n` is computed, and `have` (at most `WINDOW`) is the number of entries read from
 /// `base` on.
-#[allow(clippy::arithmetic_side_effects)]
 pub(crate) fn map_blocks(
     inode: &UncountedINode<Ext2Fs>,
     iblock: u64,
     max: usize,
+) -> Result<Option<BlockRun>> {
+    walk(inode, iblock, max, None)
+}
+
+/// The chain of entries a lock-free walk read down to a hole (the `Indirect` chain of
+/// `ext2_get_branch`): the indirect blocks read (`bhs[i]` holds the entry of level `i`, level 0
+/// being `i_data`), the entries read (`keys`), and the level of the first zero (`partial`), if
+/// the walk ended at one.
+#[derive(Default)]
+struct Chain {
+    bhs: [Option<ARef<buffer::Head>>; 4],
+    keys: [u32; 4],
+    partial: Option<usize>,
+}
+
+/// [`map_blocks`], recording in `chain` the entries it read down to a hole, for an allocation
+/// to check under the inode's `truncate_mutex` instead of walking again (`verify_chain`).
+#[allow(clippy::arithmetic_side_effects)]
+fn walk(
+    inode: &UncountedINode<Ext2Fs>,
+    iblock: u64,
+    max: usize,
+    mut chain: Option<&mut Chain>,
 ) -> Result<Option<BlockRun>> {
     let sb = inode.super_block();
     let s = sb.data();
@@ -1045,6 +1081,9 @@ pub(crate) fn map_blocks(
         let off = path[0];
         let b = data.block(off);
         if b == 0 {
+            if let Some(c) = chain {
+                c.partial = Some(0);
+            }
             return Ok(None);
         }
         check_block(inode, b)?;
@@ -1063,8 +1102,14 @@ pub(crate) fn map_blocks(
     }
 
     let mut b = data.block(path[0]);
+    if let Some(c) = chain.as_deref_mut() {
+        c.keys[0] = b;
+    }
     for (level, &off) in path.iter().enumerate().take(depth).skip(1) {
         if b == 0 {
+            if let Some(c) = chain {
+                c.partial = Some(level - 1);
+            }
             return Ok(None);
         }
         check_block(inode, b)?;
@@ -1074,11 +1119,20 @@ pub(crate) fn map_blocks(
         let mut entry = Le32::default();
         bh.read(off * 4, entry.as_bytes_mut()).map_err(|_| EIO)?;
         let next = entry.get();
+        if let Some(c) = chain.as_deref_mut() {
+            c.keys[level] = next;
+            if next == 0 || level < depth - 1 {
+                c.bhs[level] = Some(bh.clone());
+            }
+        }
         if level < depth - 1 {
             b = next;
             continue;
         }
         if next == 0 {
+            if let Some(c) = chain {
+                c.partial = Some(level);
+            }
             return Ok(None);
         }
         check_block(inode, next)?;
