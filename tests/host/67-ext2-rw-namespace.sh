@@ -9,7 +9,9 @@
 # within and across directories, over files and empty directories (ENOTEMPTY,
 # ENOTDIR, EISDIR, EINVAL; RENAME_NOREPLACE, and the flags ext2 refuses),
 # O_TMPFILE files named by linkat(2) or freed at their close, inode flags
-# (chattr: immutable and append-only enforced, FS_IOC_FSSETXATTR), then many directories made in a
+# (chattr: immutable and append-only enforced, FS_IOC_FSSETXATTR),
+# FS_IOC_SETVERSION and EXT2_IOC_SETRSVSZ (one image mounted with
+# reservation windows), then many directories made in a
 # spread of parents and half removed. Images of 1, 2 and 4 KiB blocks,
 # revision 0 and 1, many groups, `oldalloc` (find_group_dir: the same inode
 # numbers as C), Orlov's allocator on one group (the same numbers) and on
@@ -44,7 +46,7 @@ add() { # NAME MOUNT-OPTS DIRS INO SIZE BS MKE2FS-OPTS...
 # NAME:mount options:directories:inode numbers shown:size:block size:mke2fs options, ':' for ' '
 for c in 1k-r0:oldalloc,noreservation:120:1:16M:1024:-r:0:-g:1024 \
 	2k-r1:oldalloc,noreservation:120:1:32M:2048:-g:2048 \
-	4k-r1-orlov:noreservation:120:1:64M:4096 \
+	4k-r1-orlov:reservation:120:1:64M:4096 \
 	1k-r1-orlov:noreservation:120:0:16M:1024:-g:1024 \
 	1k-r1-sync:sync,oldalloc,noreservation:40:1:16M:1024:-g:2048; do
 	IFS=: read -r -a a <<< "$c"

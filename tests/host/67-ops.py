@@ -219,6 +219,26 @@ def ops():
         finally:
             os.close(fd)
     step('FS_IOC_FSSETXATTR projid', fsx_projid)
+    # FS_IOC_SETVERSION and the reservation window size (EXT2_IOC_SETRSVSZ).
+    def ioc(name, cmd, val=None):
+        fd = os.open(p(name), os.O_RDONLY)
+        try:
+            r = fcntl.ioctl(fd, cmd, struct.pack('i', val or 0))
+            return struct.unpack('i', r)[0]
+        finally:
+            os.close(fd)
+    os.close(os.open(p('a/ver'), os.O_CREAT | os.O_WRONLY, 0o644))
+    step('setversion a/ver', lambda: ioc('a/ver', 0x40087602, 12345))
+    step('getversion a/ver', lambda: print(f'a/ver version {ioc("a/ver", 0x80087601)}'))
+    step('getrsvsz a/ver (unwritten)', lambda: print(f'rsv {ioc("a/ver", 0x80086605)}'))
+    step('setrsvsz a/ver 64', lambda: ioc('a/ver', 0x40086606, 64))
+    step('getrsvsz a/ver', lambda: print(f'rsv {ioc("a/ver", 0x80086605)}'))
+    step('setrsvsz a/ver 5000', lambda: ioc('a/ver', 0x40086606, 5000))
+    step('getrsvsz a/ver', lambda: print(f'rsv {ioc("a/ver", 0x80086605)}'))
+    step('setrsvsz a (dir)', lambda: ioc('a', 0x40086606, 64))
+    with open(p('a/ver'), 'wb') as f:
+        f.write(b'v' * 300000)
+    st('a/ver')
     # An open directory removed: freed when it is closed.
     os.mkdir(p('gone'))
     fd = os.open(p('gone'), os.O_RDONLY)

@@ -6,6 +6,7 @@
 use crate::ext2::mnt;
 use crate::ext2::Ext2Fs;
 use kernel::fs::file::File;
+use kernel::fs::inode::Timespec;
 use kernel::ioctl::{_IOR, _IOW};
 use kernel::prelude::*;
 use kernel::uaccess::{UserPtr, UserSlice};
@@ -34,7 +35,7 @@ pub(crate) fn compat_ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<
     ioctl(file, cmd, arg)
 }
 
-/// `ext2_ioctl`, read-only: what writes fails as on a read-only mount.
+/// `ext2_ioctl`.
 pub(crate) fn ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
     let inode = file.inode();
     // Both take an `int`.
@@ -46,8 +47,16 @@ pub(crate) fn ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
             Ok(0)
         }
         SETVERSION if !inode.owner_or_capable() => Err(EPERM),
-        // `mnt_want_write_file` on a read-only mount.
-        SETVERSION => Err(EROFS),
+        SETVERSION => {
+            let _write = file.want_write()?;
+            let generation: i32 = user().reader().read()?;
+            inode.with_lock(|locked| {
+                locked.set_ctime(Timespec::now());
+                locked.set_generation(generation as u32);
+            });
+            inode.mark_dirty();
+            Ok(0)
+        }
         // Reservation windows exist only once a regular file was written.
         GETRSVSZ if !reservation || !inode.data().is_reg() => Err(ENOTTY),
         GETRSVSZ => {
@@ -62,8 +71,16 @@ pub(crate) fn ioctl(file: &File<Ext2Fs>, cmd: u32, arg: usize) -> Result<i32> {
         SETRSVSZ if !reservation || !inode.data().is_reg() => Err(ENOTTY),
         SETRSVSZ if !inode.owner_or_capable() => Err(EACCES),
         SETRSVSZ => {
-            let _size: i32 = user().reader().read()?;
-            Err(EROFS)
+            // C reads an `int` into an `unsigned short`.
+            let size = user().reader().read::<i32>()? as u16;
+            let _write = file.want_write()?;
+            let size = size.min(crate::balloc::MAX_RESERVE_BLOCKS);
+            let mut info = crate::ext2::Ext2InodeWriter::of(inode)
+                .truncate_mutex
+                .lock();
+            // `ext2_init_block_alloc_info` first, if the file has not been written.
+            info.rsv.get_or_insert_with(Default::default).goal_size = size;
+            Ok(0)
         }
         _ => Err(ENOTTY),
     }

@@ -173,8 +173,8 @@ impl INodeOperations for DirOps {
     ) -> Result<Instantiated<'a>> {
         dir.inc_link_count()?;
         let parent = u32::try_from(dir.ino())?;
-        let made = crate::ialloc::new_inode(dir, mode, NewKind::Plain).and_then(|mut inode| {
-            inode.with_locked(|new| dir::make_empty(new, parent))?;
+        let made = crate::ialloc::new_inode(dir, mode, NewKind::Plain).and_then(|inode| {
+            inode.with_lock(|new| dir::make_empty(new, parent))?;
             Ok(inode)
         });
         let r = made.and_then(|inode| add_nondir(dir, dentry, inode));
@@ -237,8 +237,8 @@ impl INodeOperations for DirOps {
                 crate::ialloc::new_inode(dir, fmt, NewKind::FastLink(fast, len))?
             }
             None => {
-                let mut inode = crate::ialloc::new_inode(dir, fmt, NewKind::Plain)?;
-                inode.with_locked(|new| crate::symlink::write_target(new, target.to_bytes()))?;
+                let inode = crate::ialloc::new_inode(dir, fmt, NewKind::Plain)?;
+                inode.with_lock(|new| crate::symlink::write_target(new, target.to_bytes()))?;
                 inode
             }
         };

@@ -48,6 +48,19 @@ impl<T: FileSystem> File<T> {
     }
     // patch: end
 
+    // patch: fattr
+    /// Gets write access to the file's mount (`mnt_want_write_file`), as ioctls that change an
+    /// inode do: `EROFS` on a read-only mount; waits while the file system is frozen. Given
+    /// back when the guard is dropped (`mnt_drop_write_file`). May sleep.
+    #[inline]
+    pub fn want_write(&self) -> Result<MountWriteGuard<'_, T>> {
+        // SAFETY: The file is valid and opened.
+        crate::error::to_result(unsafe { bindings::mnt_want_write_file(self.inner.get()) })?;
+        // INVARIANT: Taken just now.
+        Ok(MountWriteGuard(self))
+    }
+    // patch: end
+
     /// Returns the untyped view of the file.
     #[inline]
     pub fn untyped(&self) -> &LocalFile {
@@ -58,6 +71,23 @@ impl<T: FileSystem> File<T> {
         unsafe { LocalFile::from_raw_file(self.inner.get()) }
     }
 }
+
+// patch: fattr
+/// Write access to a file's mount (see [`File::want_write`]).
+///
+/// # Invariants
+///
+/// `mnt_want_write_file` succeeded on the file, which is valid for `'a`.
+pub struct MountWriteGuard<'a, T: FileSystem>(&'a File<T>);
+
+impl<T: FileSystem> Drop for MountWriteGuard<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: Taken on this file (type invariants).
+        unsafe { bindings::mnt_drop_write_file(self.0.inner.get()) };
+    }
+}
+// patch: end
 
 impl<T: FileSystem> NewINode<T> {
     /// Sets the file operations of the new inode (`i_fop`) to those of `U`; without this it keeps

@@ -54,6 +54,19 @@ impl<'a, T: FileSystem> LockedINode<'a, T> {
     }
 }
 
+impl<'a, T: FileSystem> LockedINode<'a, T> {
+    /// Sets the generation of the inode (`i_generation`, which file handles carry), as
+    /// `FS_IOC_SETVERSION` does. The inode is not marked dirty.
+    #[inline]
+    pub fn set_generation(&mut self, generation: u32) {
+        // SAFETY: The inode is valid and its `i_rwsem` held exclusively (type invariants),
+        // under which writers change `i_generation` (readers read it once, `READ_ONCE`).
+        unsafe {
+            core::ptr::write_volatile(&raw mut (*self.inode().as_ptr()).i_generation, generation)
+        };
+    }
+}
+
 /// # Safety
 ///
 /// `fileattr_set` of `struct inode_operations`: `dentry` is a valid, positive dentry of `T`

@@ -80,21 +80,20 @@ impl<'a, T: FileSystem> LockedINode<'a, T> {
     }
 }
 
-impl<T: FileSystem> Created<T> {
-    /// Calls `f` with the new inode's `i_rwsem` held (`inode_lock`), so that it can be written
-    /// as a locked inode before it has a name: e.g. a new directory's first block
-    /// (`ext2_make_empty`) or a symbolic link's target in its page cache. No one else can take
-    /// the lock meanwhile (the inode is `I_NEW`), but taking it keeps every rule of
-    /// [`LockedINode`] as it is.
-    pub fn with_locked<R>(&mut self, f: impl FnOnce(&mut LockedINode<'_, T>) -> R) -> R {
-        let inode: &INode<T> = self;
-        // SAFETY: The inode is valid and referenced (type invariants of `Created`).
-        unsafe { bindings::inode_lock(inode.as_ptr()) };
+impl<T: FileSystem> INode<T> {
+    /// Calls `f` with the inode's `i_rwsem` held exclusively (`inode_lock`): e.g. to write a
+    /// new inode ([`Created`] dereferences to it) before it is named (a directory's first
+    /// block, a symbolic link's target through its page cache), or as an ioctl that changes
+    /// an inode takes it. May sleep; the caller must not hold it already (that would
+    /// deadlock, as in C).
+    pub fn with_lock<R>(&self, f: impl FnOnce(&mut LockedINode<'_, T>) -> R) -> R {
+        // SAFETY: The inode is valid and referenced.
+        unsafe { bindings::inode_lock(self.as_ptr()) };
         // SAFETY: Held just now, until after `f` returns; the token cannot escape `f`.
-        let mut locked = unsafe { LockedINode::new(inode) };
+        let mut locked = unsafe { LockedINode::new(self) };
         let r = f(&mut locked);
         // SAFETY: Taken above; the token is gone.
-        unsafe { bindings::inode_unlock(inode.as_ptr()) };
+        unsafe { bindings::inode_unlock(self.as_ptr()) };
         r
     }
 }
