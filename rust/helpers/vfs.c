@@ -15,6 +15,7 @@
 #include <linux/fs.h>
 #include <linux/fs_parser.h>
 #include <linux/highmem.h>
+#include <linux/mbcache.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/posix_acl.h>
@@ -449,3 +450,16 @@ __rust_helper bool rust_helper_fileattr_has_fsx(const struct file_kattr *fa)
 {
 	return fileattr_has_fsx(fa);
 }
+
+#ifdef CONFIG_FS_MBCACHE
+__rust_helper void rust_helper_mb_cache_entry_put(struct mb_cache *cache,
+						  struct mb_cache_entry *entry)
+{
+	mb_cache_entry_put(cache, entry);
+}
+
+__rust_helper bool rust_helper_mb_cache_entry_unhashed(struct mb_cache_entry *entry)
+{
+	return hlist_bl_unhashed(&entry->e_hash_list);
+}
+#endif

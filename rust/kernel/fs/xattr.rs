@@ -10,10 +10,11 @@ use crate::error::{code::*, from_result, Result};
 use crate::prelude::*;
 use crate::str::CStrExt;
 use core::marker::PhantomData;
+// patch: xset
+use super::inode::LockedINode;
+// patch: end
 
 /// An extended attribute handler for one name prefix: the Rust side of `struct xattr_handler`.
-///
-/// Only reading is supported (`set` is left NULL, so setting gives `EOPNOTSUPP`).
 #[vtable]
 pub trait XattrHandler {
     /// The file system that the handler is for.
@@ -35,7 +36,34 @@ pub trait XattrHandler {
     ) -> Result<usize> {
         Err(EOPNOTSUPP)
     }
+
+    // patch: xset
+    /// Sets attribute `PREFIX` + `name` of `inode` to `value`, or removes it if `value` is
+    /// `None` (`set`: setxattr(2), removexattr(2)), with the inode's `i_rwsem` held
+    /// exclusively (`inode` is the token). `flags` are [`flags::CREATE`] (fail with `EEXIST`
+    /// if it exists) and [`flags::REPLACE`] (fail with `ENODATA` if it does not).
+    #[inline]
+    fn set(
+        _dentry: Option<&DEntry<Self::FileSystem>>,
+        _inode: &mut LockedINode<'_, Self::FileSystem>,
+        _name: &[u8],
+        _value: Option<&[u8]>,
+        _flags: u32,
+    ) -> Result {
+        Err(EOPNOTSUPP)
+    }
+    // patch: end
 }
+
+// patch: xset
+/// The flags of [`XattrHandler::set`] (`XATTR_CREATE`, `XATTR_REPLACE`).
+pub mod flags {
+    /// Fail with `EEXIST` if the attribute exists.
+    pub const CREATE: u32 = crate::bindings::XATTR_CREATE;
+    /// Fail with `ENODATA` if the attribute does not exist.
+    pub const REPLACE: u32 = crate::bindings::XATTR_REPLACE;
+}
+// patch: end
 
 /// The C table of one [`XattrHandler`].
 #[repr(transparent)]
@@ -61,6 +89,13 @@ impl<T: FileSystem, U: XattrHandler<FileSystem = T> + ?Sized> XattrHandlerVTable
         bindings::xattr_handler {
             prefix: U::PREFIX.to_bytes_with_nul().as_ptr().cast(),
             get: Some(Self::get_callback),
+            // patch: xset
+            set: if U::HAS_SET {
+                Some(Self::set_callback)
+            } else {
+                None
+            },
+            // patch: end
             ..pin_init::zeroed()
         },
         PhantomData,
@@ -103,6 +138,45 @@ impl<T: FileSystem, U: XattrHandler<FileSystem = T> + ?Sized> XattrHandlerVTable
             c_int::try_from(n).map_err(|_| E2BIG)
         })
     }
+
+    // patch: xset
+    /// # Safety
+    ///
+    /// `set` of `struct xattr_handler`: `inode` is a valid inode of `T` whose `i_rwsem` is held
+    /// exclusively (`__vfs_setxattr_locked`, `__vfs_removexattr_locked`), `dentry` NULL or its
+    /// dentry, `name` a valid C string and `value` NULL (a removal) or valid for `size`
+    /// bytes, all for the call.
+    unsafe extern "C" fn set_callback(
+        _handler: *const bindings::xattr_handler,
+        _idmap: *mut bindings::mnt_idmap,
+        dentry: *mut bindings::dentry,
+        inode: *mut bindings::inode,
+        name: *const c_char,
+        value: *const c_void,
+        size: usize,
+        flags: c_int,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: As in `get_callback`.
+            let dentry = (!dentry.is_null()).then(|| unsafe { DEntry::<T>::from_raw(dentry) });
+            // SAFETY: The VFS holds the inode's `i_rwsem` exclusively for the call.
+            let mut locked = unsafe { LockedINode::new(INode::<T>::from_raw(inode)) };
+            // SAFETY: `name` is a valid NUL-terminated string for the duration of the call.
+            let name = unsafe { CStr::from_char_ptr(name) }.to_bytes();
+            let value = if value.is_null() {
+                None
+            } else if size == 0 {
+                Some(&[][..])
+            } else {
+                // SAFETY: The VFS passes a value valid for `size` bytes (a kernel copy of the
+                // caller's), unchanged during the call.
+                Some(unsafe { core::slice::from_raw_parts(value.cast::<u8>(), size) })
+            };
+            U::set(dentry, &mut locked, name, value, flags as u32)?;
+            Ok(0)
+        })
+    }
+    // patch: end
 }
 
 /// The NULL-terminated list of extended attribute handlers of a file system (`s_xattr`).

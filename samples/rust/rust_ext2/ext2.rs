@@ -46,6 +46,8 @@ pub(crate) const GROUP_DESC_SIZE: usize = core::mem::size_of::<DiskGroupDesc>();
 
 /// `s_feature_compat`: the file system has a journal (ext3).
 pub(crate) const EXT3_FEATURE_COMPAT_HAS_JOURNAL: u32 = 0x0004;
+/// `s_feature_compat`: extended attribute blocks (`EXT2_FEATURE_COMPAT_EXT_ATTR`).
+pub(crate) const EXT2_FEATURE_COMPAT_EXT_ATTR: u32 = 0x0008;
 /// `s_feature_incompat`: directory entries record the file type.
 pub(crate) const EXT2_FEATURE_INCOMPAT_FILETYPE: u32 = 0x0002;
 /// `s_feature_incompat`: meta block groups.
@@ -366,6 +368,8 @@ pub(crate) struct Ext2Sb {
     pub(crate) debts: KVec<Atomic<u32>>,
     /// Serialises the writes of the superblock's fields (`s_lock`).
     pub(crate) s_lock: Pin<KBox<SpinLock<()>>>,
+    /// The xattr blocks that inodes may share, by hash (`s_ea_block_cache`).
+    pub(crate) ea_block_cache: kernel::fs::mbcache::MbCache,
     /// The reservation windows of the regular files being written, start to end
     /// (`s_rsv_window_root` under `s_rsv_window_lock`).
     pub(crate) rsv_windows: Pin<KBox<SpinLock<crate::balloc::RsvTree>>>,
@@ -482,8 +486,9 @@ impl Ext2Sb {
 pub(crate) struct Ext2Inode {
     /// `i_block` (`i_data`): block numbers, a device number or a fast symlink's target.
     pub(crate) data: IData,
-    /// The extended attribute block, or 0.
-    pub(crate) file_acl: u32,
+    /// The extended attribute block, or 0 (`i_file_acl`), changed under the writer state's
+    /// `xattr_sem`.
+    pub(crate) file_acl: Atomic<u32>,
     /// `i_blocks`, in 512-byte units.
     pub(crate) blocks: u32,
     /// The type bits of `i_mode`.
@@ -511,6 +516,10 @@ pub(crate) struct Ext2InodeWriter {
     /// truncate, and guards where the next allocation goes.
     #[pin]
     pub(crate) truncate_mutex: Mutex<AllocInfo>,
+    /// `xattr_sem`: serialises the readers and writers of the inode's extended attributes
+    /// (its xattr block, changed in place while only this inode uses it, and `file_acl`).
+    #[pin]
+    pub(crate) xattr_sem: Mutex<()>,
 }
 
 impl Ext2InodeWriter {
@@ -518,6 +527,7 @@ impl Ext2InodeWriter {
     pub(crate) fn new() -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
             truncate_mutex <- new_mutex!(AllocInfo::default(), "ext2_inode::truncate_mutex"),
+            xattr_sem <- new_mutex!((), "ext2_inode::xattr_sem"),
         })
     }
 

@@ -387,7 +387,7 @@ pub(crate) fn new_inode(dir: &INode<Ext2Fs>, mode: u16, kind: NewKind) -> Result
         flags: crate::inode::vfs_flags(flags),
         value: Ext2Inode {
             data,
-            file_acl: 0,
+            file_acl: Atomic::new(0),
             blocks: 0,
             mode: fmt,
             flags: Atomic::new(flags),

@@ -509,7 +509,7 @@ pub(crate) fn write_inode(inode: &UncountedINode<Ext2Fs>, _wbc: &WritebackContro
     raw.i_blocks = Le32::new(inode.blocks() as u32);
     raw.i_dtime = Le32::new(dtime);
     raw.i_flags = Le32::new(ei.flags.load(Relaxed));
-    raw.i_file_acl = Le32::new(ei.file_acl);
+    raw.i_file_acl = Le32::new(ei.file_acl.load(Relaxed));
     let fmt = mode & mode::S_IFMT;
     if fmt == mode::S_IFREG {
         raw.i_size_high = Le32::new((size >> 32) as u32);
@@ -1311,7 +1311,7 @@ fn read_inode(
         flags: vfs_flags(flags),
         value: Ext2Inode {
             data: link.map_or(i_data, IData::Link),
-            file_acl,
+            file_acl: Atomic::new(file_acl),
             blocks,
             mode,
             flags: Atomic::new(flags),

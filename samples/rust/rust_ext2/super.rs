@@ -640,6 +640,10 @@ impl kernel::fs::FileSystem for Ext2Fs {
         let mut windows = crate::balloc::RsvTree::new();
         windows.try_create_and_insert(0, 0, GFP_KERNEL)?;
         let rsv_windows = KBox::pin_init(new_spinlock!(windows), GFP_KERNEL)?;
+        // `ext2_xattr_create_cache`: 2^10 buckets.
+        let ea_block_cache = kernel::fs::mbcache::MbCache::new(10).inspect_err(|_| {
+            pr_err!("error: Failed to create ea_block_cache\n");
+        })?;
         let mut debts = KVec::with_capacity(groups_count as usize, GFP_KERNEL)?;
         for _ in 0..groups_count {
             debts.push(Atomic::new(0), GFP_KERNEL)?;
@@ -686,6 +690,7 @@ impl kernel::fs::FileSystem for Ext2Fs {
                 dirs: Atomic::new(0),
                 debts,
                 s_lock,
+                ea_block_cache,
                 rsv_windows,
                 blocks_per_group,
                 itb_per_group,
@@ -840,23 +845,45 @@ pub(crate) fn large_file(s: &Ext2Sb) -> Result {
         {
             return Ok(());
         }
-        if rev == ext2::EXT2_GOOD_OLD_REV {
-            pr_warn!(
-                "warning: updating to rev {} because of new feature flag, running e2fsck is recommended\n",
-                ext2::EXT2_MAX_SUPP_REV
-            );
-            es_set!(s, s_first_ino, Le32::new(ext2::EXT2_GOOD_OLD_FIRST_INO))?;
-            es_set!(
-                s,
-                s_inode_size,
-                Le16::new(ext2::EXT2_GOOD_OLD_INODE_SIZE as u16)
-            )?;
-            es_set!(s, s_rev_level, Le32::new(ext2::EXT2_MAX_SUPP_REV))?;
-        }
+        update_dynamic_rev(s)?;
         let large = ro_compat | ext2::EXT2_FEATURE_RO_COMPAT_LARGE_FILE;
         es_set!(s, s_feature_ro_compat, Le32::new(large))?;
     }
     sync_super(s, true)
+}
+
+/// `ext2_update_dynamic_rev`, under `s_lock`: a revision 0 file system raised to revision 1
+/// before a feature flag is set.
+fn update_dynamic_rev(s: &Ext2Sb) -> Result {
+    if es_get!(s, s_rev_level)?.get() != ext2::EXT2_GOOD_OLD_REV {
+        return Ok(());
+    }
+    pr_warn!(
+        "warning: updating to rev {} because of new feature flag, running e2fsck is recommended\n",
+        ext2::EXT2_MAX_SUPP_REV
+    );
+    es_set!(s, s_first_ino, Le32::new(ext2::EXT2_GOOD_OLD_FIRST_INO))?;
+    es_set!(
+        s,
+        s_inode_size,
+        Le16::new(ext2::EXT2_GOOD_OLD_INODE_SIZE as u16)
+    )?;
+    es_set!(s, s_rev_level, Le32::new(ext2::EXT2_MAX_SUPP_REV))
+}
+
+/// The first xattr block (`ext2_xattr_update_super_block`): the `EXT_ATTR` feature set (the
+/// revision raised first), the superblock's buffer dirty.
+pub(crate) fn ext_attr_feature(s: &Ext2Sb) -> Result {
+    if es_get!(s, s_feature_compat)?.get() & ext2::EXT2_FEATURE_COMPAT_EXT_ATTR != 0 {
+        return Ok(());
+    }
+    {
+        let _g = s.s_lock.lock();
+        update_dynamic_rev(s)?;
+        let compat = es_get!(s, s_feature_compat)?.get() | ext2::EXT2_FEATURE_COMPAT_EXT_ATTR;
+        es_set!(s, s_feature_compat, Le32::new(compat))?;
+    }
+    s.sbh.mark_dirty()
 }
 
 /// The read-write to read-only part of `ext2_reconfigure`: the state of the mount back, if
