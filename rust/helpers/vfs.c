@@ -463,3 +463,23 @@ __rust_helper bool rust_helper_mb_cache_entry_unhashed(struct mb_cache_entry *en
 	return hlist_bl_unhashed(&entry->e_hash_list);
 }
 #endif
+
+__rust_helper void rust_helper_posix_acl_get_entry(const struct posix_acl *acl, unsigned int n,
+						   short *tag, unsigned short *perm, u32 *id)
+{
+	const struct posix_acl_entry *e = &acl->a_entries[n];
+
+	*tag = e->e_tag;
+	*perm = e->e_perm;
+	if (e->e_tag == ACL_GROUP)
+		*id = from_kgid(&init_user_ns, e->e_gid);
+	else if (e->e_tag == ACL_USER)
+		*id = from_kuid(&init_user_ns, e->e_uid);
+	else
+		*id = 0;
+}
+
+__rust_helper unsigned int rust_helper_posix_acl_count(const struct posix_acl *acl)
+{
+	return acl->a_count;
+}

@@ -8,7 +8,9 @@
 # same attributes sharing one block (ext2's mbcache, 1024 users a block),
 # a shared block cloned when one user changes, released by unlinks; the
 # first attribute of a revision 0 file system raising its revision and
-# setting the ext_attr feature. After each step the attributes, values and
+# setting the ext_attr feature; POSIX ACLs set (the mode following, an ACL
+# the mode says all of dropped), updated by chmod, removed, default ACLs
+# inherited by new files, directories and fifos. After each step the attributes, values and
 # i_blocks must be C's; after the unmount each file's xattr block number and
 # the block's bytes (hashes, reference counts, layout), the groups' counts and
 # the superblock's features and revision must be identical, e2fsck -fn
@@ -34,10 +36,10 @@ add() { # NAME MOUNT-OPTS SHARED SIZE BS MKE2FS-OPTS...
 	names+=("$name $mo $shared")
 }
 # NAME:mount options:files sharing:size:block size:mke2fs options, ':' for ' '
-for c in 1k-r0:user_xattr,noreservation:60:16M:1024:-r:0 \
-	2k-r1:user_xattr,noreservation:60:16M:2048 \
-	4k-r1:user_xattr:1030:64M:4096 \
-	1k-r1-sync:sync,user_xattr,noreservation:30:16M:1024; do
+for c in 1k-r0:user_xattr,acl,noreservation:60:16M:1024:-r:0 \
+	2k-r1:user_xattr,acl,noreservation:60:16M:2048 \
+	4k-r1:user_xattr,acl:1030:64M:4096 \
+	1k-r1-sync:sync,user_xattr,acl,noreservation:30:16M:1024; do
 	IFS=: read -r -a a <<< "$c"
 	add "${a[@]}"
 done
@@ -55,7 +57,7 @@ run() { # FSTYPE DEV "MOUNT-OPTS SHARED"
 	python3 $w/ops.py $mp "$shared"
 	umount $mp
 	echo "== on disk"
-	for f in f1 s1 s$((shared - 1)) d dev ln big; do
+	for f in f1 s1 s$((shared - 1)) d dev ln big af ad ad/file ad/sub; do
 		acl=$(debugfs -R "stat $f" "$d" 2>/dev/null | grep -o 'File ACL: [0-9]*' | grep -o '[0-9]*$')
 		echo "$f xattr block ${acl:-?}: $( [ "${acl:-0}" != 0 ] && debugfs -R "bd $acl" "$d" 2>/dev/null | md5sum)"
 	done

@@ -7,7 +7,7 @@
 # block between them, up to 1024 users). Prints each step's result (errno)
 # and each file's attributes in listxattr order with their values and its
 # i_blocks, which the host compares between C ext2 and rust_ext2.
-import errno, os, stat, sys
+import errno, os, stat, struct, sys
 from pairlib import fork16
 
 mp, shared = sys.argv[1], int(sys.argv[2])
@@ -110,6 +110,52 @@ def ops():
     print(f'{shared} files with one attribute')
     for n in ('s0', f's{shared - 1}'):
         show(n)
+    # POSIX ACLs (system.posix_acl_*, as setfacl writes them): access ACLs
+    # that change the mode or are dropped for it, default ACLs inherited by
+    # new files and directories, chmod updating the mask.
+    def acl(*entries):
+        b = struct.pack('<I', 2)
+        for tag, perm, ident in entries:
+            b += struct.pack('<HHI', tag, perm, ident)
+        return b
+    UO, U, GO, G, M, O, NOID = 1, 2, 4, 8, 0x10, 0x20, 0xffffffff
+    named = acl((UO, 6, NOID), (U, 6, 1000), (GO, 4, NOID), (G, 5, 2000), (M, 7, NOID), (O, 0, NOID))
+    plain = acl((UO, 7, NOID), (GO, 5, NOID), (O, 4, NOID))
+    def showacl(name):
+        s = os.lstat(p(name))
+        out = []
+        for n in ('system.posix_acl_access', 'system.posix_acl_default'):
+            try:
+                out.append(f'{n[18:]}={os.getxattr(p(name), n).hex()}')
+            except OSError as e:
+                out.append(f'{n[18:]}:{errno.errorcode.get(e.errno, e.errno)}')
+        print(f'{name}: mode {s.st_mode:o} blocks {s.st_blocks} ' + ' '.join(out))
+    with open(p('af'), 'wb') as f:
+        f.write(b'a')
+    step('setfacl af named', lambda: sx(p('af'), 'system.posix_acl_access', named))
+    showacl('af')
+    step('chmod af 640', lambda: os.chmod(p('af'), 0o640))
+    showacl('af')
+    step('setfacl af plain (mode only)', lambda: sx(p('af'), 'system.posix_acl_access', plain))
+    showacl('af')
+    step('setfacl af named again', lambda: sx(p('af'), 'system.posix_acl_access', named))
+    step('remove af access ACL', lambda: os.removexattr(p('af'), 'system.posix_acl_access'))
+    showacl('af')
+    step('default ACL on a file', lambda: sx(p('af'), 'system.posix_acl_default', named))
+    os.mkdir(p('ad'))
+    step('default ACL on ad', lambda: sx(p('ad'), 'system.posix_acl_default', named))
+    step('access ACL on ad', lambda: sx(p('ad'), 'system.posix_acl_access', named))
+    showacl('ad')
+    with open(p('ad/file'), 'wb') as f:
+        f.write(b'inherits')
+    os.mkdir(p('ad/sub'), 0o755)
+    os.mknod(p('ad/fifo'), 0o666 | stat.S_IFIFO)
+    for n in ('ad/file', 'ad/sub', 'ad/fifo'):
+        showacl(n)
+    step('remove ad default ACL', lambda: os.removexattr(p('ad'), 'system.posix_acl_default'))
+    with open(p('ad/file2'), 'wb') as f:
+        f.write(b'no longer')
+    showacl('ad/file2')
     # Unlinks: a shared block's count goes down, an only user's block is freed.
     step('unlink f2', lambda: os.unlink(p('f2')))
     step('unlink s0', lambda: os.unlink(p('s0')))

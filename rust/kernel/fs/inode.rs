@@ -533,6 +533,22 @@ pub trait INodeOperations {
 
     // patch: end
 
+    // patch: aclw
+    /// Stores `acl` (or none) as the ACL of type `ty` of the inode of `dentry` (`set_acl`:
+    /// setxattr of `system.posix_acl_*`, setfacl, and [`LockedINode::acl_chmod`]), with its
+    /// `i_rwsem` held exclusively (`inode` is the token); for an access ACL the file system
+    /// updates the mode ([`LockedINode::acl_update_mode`]), and once stored it caches the ACL
+    /// ([`INode::set_cached_acl`]).
+    fn set_acl(
+        _dentry: &DEntry<Self::FileSystem>,
+        _inode: &mut LockedINode<'_, Self::FileSystem>,
+        _acl: Option<&posix_acl::Acl>,
+        _ty: posix_acl::AclType,
+    ) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+    // patch: end
+
     // patch: fattr
     /// Changes the flags of the inode of `dentry` to `fa`'s (`fileattr_set`: `chattr`,
     /// `FS_IOC_SETFLAGS`, `FS_IOC_FSSETXATTR`), with its `i_rwsem` held exclusively (`inode` is
@@ -664,6 +680,13 @@ impl<T: FileSystem, U: INodeOperations<FileSystem = T> + ?Sized> INodeOperations
         },
         tmpfile: if U::HAS_TMPFILE {
             Some(namespace::tmpfile_callback::<T, U>)
+        } else {
+            None
+        },
+        // patch: end
+        // patch: aclw
+        set_acl: if U::HAS_SET_ACL {
+            Some(posix_acl::set_acl_callback::<T, U>)
         } else {
             None
         },

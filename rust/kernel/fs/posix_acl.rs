@@ -15,6 +15,9 @@ use crate::bindings;
 use crate::error::{code::*, Result};
 use crate::prelude::*;
 use core::ptr::{self, NonNull};
+// patch: aclw
+use super::{dentry::DEntry, inode::LockedINode};
+// patch: end
 
 /// The name of the attribute that shows the access ACL (`XATTR_NAME_POSIX_ACL_ACCESS`).
 pub const XATTR_NAME_ACCESS: &CStr = c"system.posix_acl_access";
@@ -136,6 +139,51 @@ impl Acl {
         }
     }
 
+    // patch: aclw
+    /// Returns the number of entries (`a_count`).
+    #[inline]
+    pub fn len(&self) -> usize {
+        // SAFETY: The ACL is valid (type invariants); `a_count` never changes.
+        unsafe { bindings::posix_acl_count(self.0.as_ptr()) as usize }
+    }
+
+    /// Whether the ACL has no entry.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Returns entry `i`, `None` past the end; `EINVAL` for a tag that [`Tag`] does not know
+    /// (C file systems refuse to store those too).
+    pub fn entry(&self, i: usize) -> Option<Result<Entry>> {
+        if i >= self.len() {
+            return None;
+        }
+        let (mut tag, mut perm, mut id) = (0, 0, 0);
+        // SAFETY: The ACL is valid and its `a_count` entries initialised (type invariants);
+        // `i` is below the count. The helper converts the id to the initial namespace.
+        unsafe {
+            bindings::posix_acl_get_entry(
+                self.0.as_ptr(),
+                i as c_uint,
+                &mut tag,
+                &mut perm,
+                &mut id,
+            )
+        };
+        let tag = match u32::try_from(tag) {
+            Ok(bindings::ACL_USER_OBJ) => Tag::UserObj,
+            Ok(bindings::ACL_USER) => Tag::User(id),
+            Ok(bindings::ACL_GROUP_OBJ) => Tag::GroupObj,
+            Ok(bindings::ACL_GROUP) => Tag::Group(id),
+            Ok(bindings::ACL_MASK) => Tag::Mask,
+            Ok(bindings::ACL_OTHER) => Tag::Other,
+            _ => return Some(Err(EINVAL)),
+        };
+        Some(Ok(Entry { tag, perm }))
+    }
+    // patch: end
+
     /// Gives up the reference, for C to own it.
     #[inline]
     pub(crate) fn into_raw(self) -> *mut bindings::posix_acl {
@@ -227,5 +275,105 @@ impl<T: FileSystem> INode<T> {
             ))
         }
     }
+}
+// patch: end
+
+// patch: aclw
+impl<T: FileSystem> INode<T> {
+    /// Makes `acl` (or none) the ACL of type `ty` the VFS keeps for the inode
+    /// (`set_cached_acl`: it takes its own reference), as a file system does once it stored
+    /// one, so that permission checks see it.
+    #[inline]
+    pub fn set_cached_acl(&self, ty: AclType, acl: Option<&Acl>) {
+        let ty = match ty {
+            AclType::Access => bindings::ACL_TYPE_ACCESS,
+            AclType::Default => bindings::ACL_TYPE_DEFAULT,
+        };
+        let acl = acl.map_or(ptr::null_mut(), |a| a.0.as_ptr());
+        // SAFETY: The inode is valid; `acl` is NULL or valid, and `set_cached_acl` takes a
+        // reference of its own (`posix_acl_dup`) and exchanges the cached pointer atomically.
+        unsafe { bindings::set_cached_acl(self.as_ptr(), ty as c_int, acl) };
+    }
+}
+
+impl<'a, T: FileSystem> LockedINode<'a, T> {
+    /// For an access ACL about to be stored, returns the mode it implies and whether the ACL
+    /// is still needed (`posix_acl_update_mode`: not if the mode says it all), the set-group-id
+    /// bit cleared where the caller may not keep it.
+    pub fn acl_update_mode(&self, acl: &Acl) -> Result<(u16, bool)> {
+        let mut mode = self.mode();
+        let mut p = acl.0.as_ptr();
+        // SAFETY: The inode is valid and its `i_rwsem` held (type invariants); `p` is a valid
+        // ACL, which `posix_acl_update_mode` only reads, and may set to NULL (no reference
+        // changes hands).
+        crate::error::to_result(unsafe {
+            bindings::posix_acl_update_mode(
+                &raw mut bindings::nop_mnt_idmap,
+                self.inode().as_ptr(),
+                &mut mode,
+                &mut p,
+            )
+        })?;
+        Ok((mode, !p.is_null()))
+    }
+
+    /// Sets the permission bits (and set-id and sticky bits) of the inode's mode to those of
+    /// `mode`; the file type stays. The inode is not marked dirty.
+    #[inline]
+    pub fn set_mode(&mut self, mode: u16) {
+        let mode = (self.mode() & !0o7777) | (mode & 0o7777);
+        // SAFETY: The inode is valid and its `i_rwsem` held exclusively (type invariants),
+        // under which `i_mode` changes; the type bits are kept.
+        unsafe { ptr::write_volatile(&raw mut (*self.inode().as_ptr()).i_mode, mode) };
+    }
+
+    /// Updates the access ACL after a change of mode (`posix_acl_chmod`), through
+    /// [`INodeOperations::set_acl`], as `setattr` does once the mode changed; `dentry` is the
+    /// inode's. Nothing without an ACL.
+    pub fn acl_chmod(&mut self, dentry: &DEntry<T>) -> Result {
+        if dentry.inode().map(|i| i.as_ptr()) != Some(self.inode().as_ptr()) {
+            return Err(EINVAL);
+        }
+        // SAFETY: The dentry is the inode's, and the inode's `i_rwsem` is held exclusively
+        // (type invariants), as `posix_acl_chmod` requires (it calls `set_acl`, which expects
+        // the lock).
+        crate::error::to_result(unsafe {
+            bindings::posix_acl_chmod(
+                &raw mut bindings::nop_mnt_idmap,
+                dentry.as_ptr(),
+                self.mode(),
+            )
+        })
+    }
+}
+
+/// # Safety
+///
+/// `set_acl` of `struct inode_operations`: `dentry` is a valid, positive dentry of `T` whose
+/// inode's `i_rwsem` is held exclusively (`vfs_set_acl`, `posix_acl_chmod` in `setattr`),
+/// `acl` NULL or a valid ACL referenced for the call.
+pub(crate) unsafe extern "C" fn set_acl_callback<
+    T: FileSystem,
+    U: INodeOperations<FileSystem = T> + ?Sized,
+>(
+    _idmap: *mut bindings::mnt_idmap,
+    dentry: *mut bindings::dentry,
+    acl: *mut bindings::posix_acl,
+    ty: c_int,
+) -> c_int {
+    crate::error::from_result(|| {
+        let ty = AclType::from_raw(ty).ok_or(EINVAL)?;
+        // SAFETY: The VFS passes a valid dentry of this file system for the call.
+        let dentry = unsafe { DEntry::<T>::from_raw(dentry) };
+        let inode = dentry.inode().ok_or(ENOENT)?;
+        // SAFETY: The VFS holds the inode's `i_rwsem` exclusively for the call.
+        let mut locked = unsafe { LockedINode::new(inode) };
+        // `acl` is NULL or an ACL the caller holds for the call, its entries initialised
+        // (`posix_acl_from_xattr`, `__posix_acl_chmod`); it is lent, never released here
+        // (`ManuallyDrop`), and the method only gets a shared reference to it.
+        let acl = NonNull::new(acl).map(|p| core::mem::ManuallyDrop::new(Acl(p)));
+        U::set_acl(dentry, &mut locked, acl.as_deref(), ty)?;
+        Ok(0)
+    })
 }
 // patch: end

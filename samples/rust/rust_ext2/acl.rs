@@ -7,7 +7,8 @@
 
 use crate::ext2::{AclEntry, AclEntryShort, AclHeader, Ext2Fs};
 use crate::xattr;
-use kernel::fs::inode::AclWalk;
+use kernel::fs::dentry::DEntry;
+use kernel::fs::inode::{AclWalk, INode, LockedINode, Timespec};
 use kernel::fs::posix_acl::{Acl, AclType, Entry, Tag};
 use kernel::prelude::*;
 use kernel::transmute::FromBytes;
@@ -92,6 +93,89 @@ pub(crate) fn get_acl(walk: AclWalk<'_, Ext2Fs>, ty: AclType) -> Result<Option<A
         Err(e) if e == ENODATA => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// Converts an ACL to its on-disk form (`ext2_acl_to_disk`): short entries for the owner,
+/// group, mask and others, full ones with the id for named users and groups.
+fn to_disk(acl: &Acl) -> Result<KVec<u8>> {
+    let mut v = KVec::new();
+    v.extend_from_slice(&EXT2_ACL_VERSION.to_le_bytes(), GFP_KERNEL)?;
+    let mut i = 0;
+    while let Some(e) = acl.entry(i) {
+        let Entry { tag, perm } = e?;
+        let (t, id) = match tag {
+            Tag::UserObj => (ACL_USER_OBJ, None),
+            Tag::User(id) => (ACL_USER, Some(id)),
+            Tag::GroupObj => (ACL_GROUP_OBJ, None),
+            Tag::Group(id) => (ACL_GROUP, Some(id)),
+            Tag::Mask => (ACL_MASK, None),
+            Tag::Other => (ACL_OTHER, None),
+        };
+        v.extend_from_slice(&t.to_le_bytes(), GFP_KERNEL)?;
+        v.extend_from_slice(&perm.to_le_bytes(), GFP_KERNEL)?;
+        if let Some(id) = id {
+            v.extend_from_slice(&id.to_le_bytes(), GFP_KERNEL)?;
+        }
+        i = i.saturating_add(1);
+    }
+    Ok(v)
+}
+
+/// Stores `acl` (or none) as the ACL of type `ty` of `inode`, whose `i_rwsem` the caller holds
+/// or which is new (`__ext2_set_acl`), and caches it: a default ACL only on a directory
+/// (elsewhere `EACCES`, or nothing to remove).
+pub(crate) fn store(inode: &INode<Ext2Fs>, acl: Option<&Acl>, ty: AclType) -> Result {
+    let index = match ty {
+        AclType::Access => xattr::INDEX_POSIX_ACL_ACCESS,
+        AclType::Default => {
+            if !inode.data().is_dir() {
+                return if acl.is_some() { Err(EACCES) } else { Ok(()) };
+            }
+            xattr::INDEX_POSIX_ACL_DEFAULT
+        }
+    };
+    let value = acl.map(to_disk).transpose()?;
+    xattr::set(inode, index, b"", value.as_deref(), 0)?;
+    inode.set_cached_acl(ty, acl);
+    Ok(())
+}
+
+/// `ext2_set_acl`: an access ACL first updates the mode (and is dropped if the mode says it
+/// all), which is stored once the ACL is.
+pub(crate) fn set_acl(
+    _dentry: &DEntry<Ext2Fs>,
+    inode: &mut LockedINode<'_, Ext2Fs>,
+    acl: Option<&Acl>,
+    ty: AclType,
+) -> Result {
+    let mut acl = acl;
+    let mut mode = None;
+    if let (AclType::Access, Some(a)) = (ty, acl) {
+        let (m, keep) = inode.acl_update_mode(a)?;
+        if !keep {
+            acl = None;
+        }
+        mode = Some(m);
+    }
+    store(inode, acl, ty)?;
+    if let Some(mode) = mode {
+        inode.set_mode(mode);
+        inode.set_ctime(Timespec::now());
+        inode.mark_dirty();
+    }
+    Ok(())
+}
+
+/// `ext2_init_acl`: the ACLs a new inode inherits from its directory's default ACL
+/// (`posix_acl_create` made them), stored.
+pub(crate) fn init_acl(inode: &INode<Ext2Fs>, access: Option<Acl>, default: Option<Acl>) -> Result {
+    if let Some(default) = &default {
+        store(inode, Some(default), AclType::Default)?;
+    }
+    if let Some(access) = &access {
+        store(inode, Some(access), AclType::Access)?;
+    }
+    Ok(())
 }
 
 #[kunit_tests(rust_ext2_acl)]

@@ -322,15 +322,12 @@ pub(crate) enum NewKind {
 /// option) sets it, the directory's inheritable flags, the next generation number; in memory,
 /// dirty and still locked, for the caller to name. A directory starts with two links.
 ///
-/// The mode gets the umask or the directory's default ACL first (`ext2_init_acl`); inheriting
-/// an ACL needs ACL writes, which rust_ext2 does not have yet: `EOPNOTSUPP`.
+/// The mode gets the umask or the directory's default ACL first, whose ACLs the inode then
+/// inherits (`ext2_init_acl`).
 pub(crate) fn new_inode(dir: &INode<Ext2Fs>, mode: u16, kind: NewKind) -> Result<Created<Ext2Fs>> {
     let sb = dir.super_block();
     let s = sb.data();
     let (mode, access, default) = dir.acl_create(mode)?;
-    if access.is_some() || default.is_some() {
-        return Err(EOPNOTSUPP);
-    }
     let fmt = mode & mode::S_IFMT;
     let (typ, size, nlink) = match (fmt, &kind) {
         (mode::S_IFREG, NewKind::Plain) => (FileType::Reg, 0, 1),
@@ -397,6 +394,8 @@ pub(crate) fn new_inode(dir: &INode<Ext2Fs>, mode: u16, kind: NewKind) -> Result
             state_new: Atomic::new(true),
         },
     })?;
+    // `ext2_init_acl`: on failure the inode is discarded (dropped).
+    crate::acl::init_acl(&created, access, default)?;
     created.mark_dirty();
     Ok(created)
 }

@@ -71,6 +71,15 @@ impl INodeOperations for FileOps {
     fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::AclType) -> Result<Option<Acl>> {
         crate::acl::get_acl(walk, ty)
     }
+
+    fn set_acl(
+        dentry: &DEntry<Ext2Fs>,
+        inode: &mut LockedINode<'_, Ext2Fs>,
+        acl: Option<&Acl>,
+        ty: posix_acl::AclType,
+    ) -> Result {
+        crate::acl::set_acl(dentry, inode, acl, ty)
+    }
 }
 
 /// Inode operations of devices, fifos and sockets (`ext2_special_inode_operations`).
@@ -98,6 +107,15 @@ impl INodeOperations for SpecialOps {
 
     fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::AclType) -> Result<Option<Acl>> {
         crate::acl::get_acl(walk, ty)
+    }
+
+    fn set_acl(
+        dentry: &DEntry<Ext2Fs>,
+        inode: &mut LockedINode<'_, Ext2Fs>,
+        acl: Option<&Acl>,
+        ty: posix_acl::AclType,
+    ) -> Result {
+        crate::acl::set_acl(dentry, inode, acl, ty)
     }
 }
 
@@ -161,15 +179,11 @@ pub(crate) fn setattr(
         setsize(inode, size)?;
     }
     inode.setattr_copy(attr);
-    inode.mark_dirty();
-    // `posix_acl_chmod`: the access ACL is read (an error is the chmod's), and its entries would
-    // follow the new mode. Writing ACLs comes with xattr writes: a file that has one is refused.
-    if attr.mode().is_some() && inode.super_block().posix_acl() {
-        let acl = crate::acl::get_acl(AclWalk::Ref(inode), posix_acl::AclType::Access)?;
-        if acl.is_some() {
-            return Err(EOPNOTSUPP);
-        }
+    // `posix_acl_chmod`: the access ACL's entries follow the new mode.
+    if attr.mode().is_some() {
+        inode.acl_chmod(dentry)?;
     }
+    inode.mark_dirty();
     Ok(())
 }
 

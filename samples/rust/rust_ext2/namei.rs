@@ -386,4 +386,13 @@ impl INodeOperations for DirOps {
     fn get_inode_acl(walk: AclWalk<'_, Ext2Fs>, ty: posix_acl::AclType) -> Result<Option<Acl>> {
         crate::acl::get_acl(walk, ty)
     }
+
+    fn set_acl(
+        dentry: &DEntry<Ext2Fs>,
+        inode: &mut LockedINode<'_, Ext2Fs>,
+        acl: Option<&Acl>,
+        ty: posix_acl::AclType,
+    ) -> Result {
+        crate::acl::set_acl(dentry, inode, acl, ty)
+    }
 }
