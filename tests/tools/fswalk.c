@@ -21,8 +21,10 @@
  * fswalk -w DEV FSTYPE DIR OPTIONS: mount DEV read-write with OPTIONS (such
  * as errors=continue) and write while walking: in each directory (the first
  * 64) a new file is created, written (two blocks, one past 80 KiB), cut,
- * synced and unlinked, and the first 4 regular files are appended to and
- * cut to half; the first of them is unlinked. Failures are "err" lines;
+ * synced and unlinked, a directory made with a file, links, a fifo and an
+ * attribute in it, renamed, and all removed again; the first 4 regular files
+ * are appended to, cut to half, given an attribute, renamed and renamed
+ * back; the first of them is unlinked. Failures are "err" lines;
  * "mode ro" says the mount became read-only.
  */
 #define _GNU_SOURCE
@@ -304,6 +306,63 @@ static void write_new(const char *path)
 		err("unlink", name);
 }
 
+/* -w: the namespace in directory `path`: a directory made, a file created in
+ * it with an attribute, renamed within it, linked, moved up to `path`, fast
+ * and slow symbolic links and a fifo beside it, then all removed again. */
+static void write_ns(const char *path)
+{
+	static char target[600];
+	char d[8192], a[8300], b[8300], c[8300], l1[8300], l2[8300], f[8300];
+	int fd;
+
+	snprintf(d, sizeof(d), "%s/.fswalk-dir", path);
+	snprintf(a, sizeof(a), "%s/a", d);
+	snprintf(b, sizeof(b), "%s/b", d);
+	snprintf(c, sizeof(c), "%s/.fswalk-moved", path);
+	snprintf(l1, sizeof(l1), "%s/l1", d);
+	snprintf(l2, sizeof(l2), "%s/l2", d);
+	snprintf(f, sizeof(f), "%s/fifo", d);
+	memset(target, 't', sizeof(target) - 1);
+	if (mkdir(d, 0755) < 0)
+		return err("mkdir", d);
+	fd = open(a, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0) {
+		err("create", a);
+	} else {
+		if (write(fd, "x", 1) < 0)
+			err("write", a);
+		close(fd);
+	}
+	if (setxattr(a, "user.fswalk", "value", 5, 0) < 0)
+		err("setxattr", a);
+	if (rename(a, b) < 0)
+		err("rename", a);
+	if (link(b, a) < 0)
+		err("link", b);
+	if (rename(b, c) < 0)
+		err("rename-up", b);
+	if (symlink("short", l1) < 0)
+		err("symlink", l1);
+	if (symlink(target, l2) < 0)
+		err("symlink-slow", l2);
+	if (mknod(f, S_IFIFO | 0644, 0) < 0)
+		err("mknod", f);
+	if (removexattr(a, "user.fswalk") < 0)
+		err("removexattr", a);
+	if (unlink(a) < 0)
+		err("unlink", a);
+	if (unlink(l1) < 0)
+		err("unlink", l1);
+	if (unlink(l2) < 0)
+		err("unlink", l2);
+	if (unlink(f) < 0)
+		err("unlink", f);
+	if (rmdir(d) < 0)
+		err("rmdir", d);
+	if (unlink(c) < 0)
+		err("unlink", c);
+}
+
 /* -w: regular file `path` of size `size` appended to and cut to half. */
 static void write_old(const char *path, off_t size)
 {
@@ -359,8 +418,10 @@ static void walk(const char *path)
 	qsort(e, n, sizeof(*e), cmp_name);
 	int files = 0, writing = write_mode && dirs_written++ < 64;
 
-	if (writing)
+	if (writing) {
 		write_new(path);
+		write_ns(path);
+	}
 	for (i = 0; i < n; i++) {
 		struct stat st;
 
@@ -371,7 +432,14 @@ static void walk(const char *path)
 		if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
 			walk(child);
 		else if (writing && S_ISREG(st.st_mode) && files < 4) {
+			char moved[8300];
+
 			write_old(child, st.st_size);
+			if (setxattr(child, "user.fswalk", "old", 3, 0) < 0)
+				err("setxattr", child);
+			snprintf(moved, sizeof(moved), "%s.fswalk", child);
+			if (rename(child, moved) < 0 || rename(moved, child) < 0)
+				err("rename", child);
 			if (files++ == 0 && unlink(child) < 0)
 				err("unlink", child);
 		}

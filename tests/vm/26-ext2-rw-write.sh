@@ -9,10 +9,9 @@
 # allocated at writeback) and 10,000 with O_DIRECT (fsx checks every read
 # against its model of the file), then four writers
 # of four files with two readers reading them, then fstests' fsstress with
-# four processes limited to what rust_ext2 serves (creat, unlink, write,
-# writev, O_DIRECT writes and reads, reads, mapped reads and writes, truncate, fsync,
-# fdatasync, getdents, stat, chown, fiemap, splice, copy_file_range; no
-# directories, links or renames yet), then a file filled to ENOSPC; after
+# four processes and all its operations (files, directories, links, symbolic
+# links, device nodes, renames, attributes, ACL-less chmod/chown, chattr,
+# O_DIRECT, mapped I/O, truncate, syncs), then a file filled to ENOSPC; after
 # the unmount e2fsck -fn must be clean. The run fails on any splat in the
 # kernel log (the harness). 64-ext2-rw-write and 66-ext2-rw-create compare
 # the results of writes, creates and unlinks with C ext2's.
@@ -29,8 +28,8 @@ for bs in 1024 2048 4096; do
 	cp "$(disk rww-$bs)" /tmp/rww.img
 	losetup /dev/loop7 /tmp/rww.img
 	# Reservation windows (the default) on 1 and 4 KiB blocks, none on 2 KiB.
-	o=reservation
-	[ "$bs" = 2048 ] && o=noreservation
+	o=reservation,user_xattr,acl
+	[ "$bs" = 2048 ] && o=noreservation,user_xattr,acl
 	mount -t rust_ext2 -o $o /dev/loop7 /mnt/rw || fail "mount rww-$bs"
 	fsx -q -P /tmp -N "$nops" -S 7 -l 1048576 -R -W /mnt/rw/fsx.buf > /tmp/fsx.log 2>&1 ||
 		{ tail -30 /tmp/fsx.log; fail "fsx buffered, $bs-byte blocks"; }
@@ -54,10 +53,7 @@ for bs in 1024 2048 4096; do
 	rm /tmp/readers
 	for p in $readers; do wait $p || true; done
 	for n in 1 2 3 4; do expect_eq "size of w$n" "$(stat -c %s /mnt/rw/w$n)" 2100000; done
-	fsstress -d /mnt/rw -p 4 -n 1500 -s "$bs" -z -f creat=4 -f unlink=3 -f write=4 \
-		-f writev=2 -f dwrite=2 -f read=2 -f readv=1 -f dread=1 -f mread=1 -f mwrite=1 -f truncate=2 \
-		-f fsync=1 -f fdatasync=1 -f getdents=1 -f stat=2 -f chown=1 -f fiemap=1 \
-		-f splice=1 -f copyrange=1 > /tmp/fsstress.log 2>&1 ||
+	fsstress -d /mnt/rw -p 4 -n 1500 -s "$bs" > /tmp/fsstress.log 2>&1 ||
 		{ tail -30 /tmp/fsstress.log; fail "fsstress, $bs-byte blocks"; }
 	stress=$((stress + 6000))
 	dd if=/dev/zero of=/mnt/rw/fill bs=65536 2> /tmp/dd.log && fail "fill: no ENOSPC"
