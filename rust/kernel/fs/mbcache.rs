@@ -36,7 +36,7 @@ impl MbCache {
     }
 
     /// Adds an entry for `value` (a block number) under `key` (`mb_cache_entry_create`), which
-    /// [`MbCache::find`] returns while it is `reusable`. An entry already there for the pair
+    /// [`MbCache::find_first`] returns while it is `reusable`. An entry already there for the pair
     /// is kept (`EBUSY` is not an error).
     pub fn insert(&self, key: u32, value: u64, reusable: bool) -> Result {
         // SAFETY: The cache is valid (type invariants).

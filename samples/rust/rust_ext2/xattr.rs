@@ -478,7 +478,7 @@ fn hash_entry(d: &mut [u8], e: usize) -> Result {
     }
     if x.value_block == 0 && x.value_size != 0 {
         for i in 0..value_size(x.value_size) / 4 {
-            let w = read_u32(d, x.value_offs.saturating_add(i * 4)).ok_or(EIO)?;
+            let w = read_u32(d, x.value_offs.saturating_add(i.saturating_mul(4))).ok_or(EIO)?;
             hash = (hash << VALUE_HASH_SHIFT) ^ (hash >> (32 - VALUE_HASH_SHIFT)) ^ w;
         }
     }
@@ -512,12 +512,15 @@ fn same_entries(a: &[u8], b: &[u8]) -> Result<bool> {
             return Ok(false);
         }
         let (x, y) = (entry_at(a, p)?, entry_at(b, q)?);
-        if read_u32(a, p + 12) != read_u32(b, q + 12)
+        fn name(d: &[u8], e: usize, n: usize) -> Option<&[u8]> {
+            let at = e.saturating_add(ENTRY_SIZE);
+            d.get(at..at.saturating_add(n))
+        }
+        if read_u32(a, p.saturating_add(12)) != read_u32(b, q.saturating_add(12))
             || x.index != y.index
             || x.name_len != y.name_len
             || x.value_size != y.value_size
-            || a.get(p + ENTRY_SIZE..p + ENTRY_SIZE + x.name_len)
-                != b.get(q + ENTRY_SIZE..q + ENTRY_SIZE + y.name_len)
+            || name(a, p, x.name_len) != name(b, q, y.name_len)
         {
             return Ok(false);
         }
@@ -585,10 +588,15 @@ fn cache_find(inode: &INode<Ext2Fs>, d: &[u8], old: Option<u64>) -> Option<ARef<
 }
 
 /// Sets attribute `name` of namespace `index` of `inode`, whose `i_rwsem` the caller holds (or
-/// which is new), to `value`, or removes it (`ext2_xattr_set`): the entries of its block, sorted, with values packed from the block's
-/// end, changed in place if only this inode uses the block and no one is about to reuse it
-/// (cloned otherwise), then stored as `ext2_xattr_set2` does (an identical cached block
-/// shared, the block kept, or a new one).
+/// which is new), to `value`, or removes it (`ext2_xattr_set`): the entries of its block,
+/// sorted, with values packed from the block's end, changed in place if only this inode uses
+/// the block and no one is about to reuse it (cloned otherwise), then stored as
+/// `ext2_xattr_set2` does (an identical cached block shared, the block kept, or a new one).
+///
+/// The arithmetic cannot overflow: offsets stay within the block (at most 2^16 bytes, every
+/// entry checked as `ext2_xattr_entry_valid` checks it), `here <= last`, the first value is at
+/// or before every other (`min_offs`), value sizes are at least 4 where 4 is subtracted, and a
+/// new value fits in the `free` bytes before `min_offs`, checked first.
 #[allow(clippy::arithmetic_side_effects)]
 pub(crate) fn set(
     inode: &INode<Ext2Fs>,

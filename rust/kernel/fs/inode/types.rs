@@ -194,13 +194,15 @@ pub const UNIX_EPOCH: Timespec = Timespec { secs: 0, nsecs: 0 };
 
 // patch: rw
 impl Timespec {
-    /// The current wall-clock time (`ktime_get_real_ts64`): what C stamps on-disk metadata with
-    /// (`ktime_get_real_seconds`).
+    /// The current wall-clock time as the VFS stamps inodes with it (`current_time`, the
+    /// coarse clock `ktime_get_coarse_real_ts64`): times set with it are in order with those
+    /// the VFS sets (a chmod right after a create never goes back in time), and its seconds
+    /// are what C stamps other metadata with (`ktime_get_real_seconds`).
     #[inline]
     pub fn now() -> Self {
         let mut ts = bindings::timespec64::default();
         // SAFETY: `ts` is valid for write.
-        unsafe { bindings::ktime_get_real_ts64(&mut ts) };
+        unsafe { bindings::ktime_get_coarse_real_ts64(&mut ts) };
         // The nanoseconds of a `timespec64` the kernel made are below one billion.
         Self {
             secs: ts.tv_sec,
