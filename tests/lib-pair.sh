@@ -87,3 +87,23 @@ pair_guest_disk() {
 	dumpe2fs "$d" 2>/dev/null | grep -E '^Group|free blocks|Free blocks:|^Free blocks count|^Filesystem (state|features)'
 	e2fsck -fn "$d" > /dev/null 2>&1; echo "e2fsck -fn: exit $?"
 }
+
+# pair_verdict TEST W NAME: pair_same, then whether C ext2's script ran to its
+# end and e2fsck -fn was clean on both; prints a FAIL line and returns 1 if
+# not (the caller prints its PASS line), and counts the steps: `pair_ok` is
+# the number of steps that succeeded, `pair_refused` the errnos as C's.
+pair_verdict() {
+	local c=$2/$3.c.out
+	pair_same "$1" "$2" "$3" || return 1
+	if grep -q '^Traceback' "$c"; then
+		echo "FAIL $1-$3: the script stopped on C ext2 too:"
+		grep -A8 '^Traceback' "$c" | sed 's/^/    /'
+		return 1
+	fi
+	if ! grep -qx 'e2fsck -fn: exit 0' "$c"; then
+		echo "FAIL $1-$3: e2fsck not clean on both"
+		return 1
+	fi
+	pair_ok=$(grep -c ': ok$' "$c")
+	pair_refused="$(grep -cE ': E[A-Z0-9]+$' "$c") refused as C ($(grep -oE ': E[A-Z0-9]+$' "$c" | sort | uniq -c | tr -s ' ' | tr '\n' ' '))"
+}

@@ -6,7 +6,7 @@
 # the writer's pid (ext2_find_near's colour, pid % 16): the steps run in a
 # process whose pid is 0 mod 16, on both drivers.
 import errno, os, sys
-from pairlib import fork16
+from pairlib import fork16, step
 
 mp, many = sys.argv[1], int(sys.argv[2])
 
@@ -23,13 +23,6 @@ def st(name):
     except OSError as e:
         print(f'{name}: {errno.errorcode.get(e.errno, e.errno)}')
 
-
-def step(what, f):
-    try:
-        f()
-        print(f'{what}: ok')
-    except OSError as e:
-        print(f'{what}: {errno.errorcode.get(e.errno, e.errno)}')
 
 
 def create(name, mode=0o666, data=b'', excl=True):

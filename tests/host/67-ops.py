@@ -8,7 +8,7 @@
 # parents, then removed again. With Orlov's allocator (INO 0) the groups of
 # top-level directories are random: inode numbers are not printed then.
 import errno, fcntl, os, stat, struct, sys
-from pairlib import fork16
+from pairlib import fork16, step
 
 mp, ndirs, show_ino = sys.argv[1], int(sys.argv[2]), sys.argv[3] == '1'
 
@@ -31,13 +31,6 @@ def st(name):
     except OSError as e:
         print(f'{name}: {errno.errorcode.get(e.errno, e.errno)}')
 
-
-def step(what, f):
-    try:
-        f()
-        print(f'{what}: ok')
-    except OSError as e:
-        print(f'{what}: {errno.errorcode.get(e.errno, e.errno)}')
 
 
 def ls(d):

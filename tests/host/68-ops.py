@@ -8,7 +8,7 @@
 # and each file's attributes in listxattr order with their values and its
 # i_blocks, which the host compares between C ext2 and rust_ext2.
 import errno, os, stat, struct, sys
-from pairlib import fork16
+from pairlib import fork16, step
 
 mp, shared = sys.argv[1], int(sys.argv[2])
 
@@ -16,13 +16,6 @@ mp, shared = sys.argv[1], int(sys.argv[2])
 def p(name):
     return os.path.join(mp, name)
 
-
-def step(what, f):
-    try:
-        f()
-        print(f'{what}: ok')
-    except OSError as e:
-        print(f'{what}: {errno.errorcode.get(e.errno, e.errno)}')
 
 
 def show(name):

@@ -1,6 +1,7 @@
 # Shared by the guest scripts of the tests/host tests that run the same
 # operations on C ext2 and rust_ext2 (64-ops.py, 66-ops.py), copied beside
 # them into the work directory.
+import errno
 import os
 
 
@@ -18,3 +19,12 @@ def fork16():
         os.waitpid(pid, 0)
         if pid % 16 == 0:
             return False
+
+
+def step(what, f):
+    """Runs f() and prints `WHAT: ok`, or `WHAT: ERRNO` for an OSError."""
+    try:
+        f()
+        print(f'{what}: ok')
+    except OSError as e:
+        print(f'{what}: {errno.errorcode.get(e.errno, e.errno)}')

@@ -421,21 +421,35 @@ pub(crate) unsafe extern "C" fn create_callback<
     dentry: *mut bindings::dentry,
     mode: bindings::umode_t,
 ) -> c_int {
-    from_result(|| {
-        // SAFETY: The VFS passes a valid, referenced directory of this file system whose
-        // `i_rwsem` it holds exclusively for the call.
-        let mut locked = unsafe { LockedINode::new(INode::<T>::from_raw(dir)) };
-        // SAFETY: The dentry is negative, in `dir`, valid and ours for the call.
-        let negative = unsafe { Negative::<T>::from_raw(dentry) };
-        U::create(&mut locked, negative, mode)?;
-        // Only `instantiate_new` makes the proof `create` returns, but the VFS must never see a
-        // negative dentry after a successful create.
-        // SAFETY: The dentry is valid.
-        if unsafe { (*dentry).d_inode }.is_null() {
-            return Err(EIO);
-        }
-        Ok(0)
-    })
+    // SAFETY: As this function's safety requirements say.
+    from_result(|| unsafe { creating::<T>(dir, dentry, |d, n| U::create(d, n, mode)) }.map(|()| 0))
+}
+
+/// What the callbacks that create a name share (`create`, `mkdir`, `mknod`, `symlink`): the
+/// directory's token and the negative dentry lent to `f`, and a success that left the dentry
+/// negative refused (only [`Negative::instantiate_new`] makes the proof `f` returns, but the
+/// VFS must never see a negative dentry after a success).
+///
+/// # Safety
+///
+/// `dir` is a directory of `T` whose `i_rwsem` is held exclusively for the call, `dentry` a
+/// negative dentry in it, both valid for the call.
+pub(super) unsafe fn creating<T: FileSystem>(
+    dir: *mut bindings::inode,
+    dentry: *mut bindings::dentry,
+    f: impl for<'a> FnOnce(&mut LockedINode<'_, T>, Negative<'a, T>) -> Result<Instantiated<'a>>,
+) -> Result {
+    // SAFETY: The VFS passes a valid, referenced directory of this file system whose `i_rwsem`
+    // it holds exclusively for the call (the caller's promise).
+    let mut locked = unsafe { LockedINode::new(INode::<T>::from_raw(dir)) };
+    // SAFETY: The dentry is negative, in `dir`, valid and ours for the call.
+    let negative = unsafe { Negative::<T>::from_raw(dentry) };
+    f(&mut locked, negative)?;
+    // SAFETY: The dentry is valid.
+    if unsafe { (*dentry).d_inode }.is_null() {
+        return Err(EIO);
+    }
+    Ok(())
 }
 
 /// # Safety

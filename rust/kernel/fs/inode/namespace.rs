@@ -7,6 +7,7 @@
 //! C headers: [`include/linux/fs.h`](srctree/include/linux/fs.h),
 //! [`include/linux/dcache.h`](srctree/include/linux/dcache.h)
 
+use super::create::creating;
 use super::{Created, Dev, INode, INodeOperations, Instantiated, LockedINode, Negative};
 use crate::error::{from_result, Result};
 use crate::fs::{dentry::DEntry, sb::New, sb::SuperBlock, FileSystem};
@@ -212,15 +213,8 @@ pub(crate) unsafe extern "C" fn mkdir_callback<
     dentry: *mut bindings::dentry,
     mode: bindings::umode_t,
 ) -> *mut bindings::dentry {
-    let r = (|| -> Result {
-        // SAFETY: As this function's safety requirements say.
-        let mut dir = unsafe { locked_dir::<T>(dir) };
-        // SAFETY: The dentry is negative, in `dir`, valid and ours for the call.
-        let negative = unsafe { Negative::<T>::from_raw(dentry) };
-        U::mkdir(&mut dir, negative, mode)?;
-        // SAFETY: The dentry is valid.
-        unsafe { check_positive(dentry) }
-    })();
+    // SAFETY: As this function's safety requirements say.
+    let r = unsafe { creating::<T>(dir, dentry, |d, n| U::mkdir(d, n, mode)) };
     match r {
         // The dentry given is the one instantiated.
         Ok(()) => core::ptr::null_mut(),
@@ -267,15 +261,14 @@ pub(crate) unsafe extern "C" fn mknod_callback<
     mode: bindings::umode_t,
     dev: bindings::dev_t,
 ) -> c_int {
+    // SAFETY: As this function's safety requirements say.
     from_result(|| {
-        // SAFETY: As this function's safety requirements say.
-        let mut dir = unsafe { locked_dir::<T>(dir) };
-        // SAFETY: The dentry is negative, in `dir`, valid and ours for the call.
-        let negative = unsafe { Negative::<T>::from_raw(dentry) };
-        U::mknod(&mut dir, negative, mode, Dev::from_kdev(dev))?;
-        // SAFETY: The dentry is valid.
-        unsafe { check_positive(dentry) }?;
-        Ok(0)
+        unsafe {
+            creating::<T>(dir, dentry, |d, n| {
+                U::mknod(d, n, mode, Dev::from_kdev(dev))
+            })
+        }
+        .map(|()| 0)
     })
 }
 
@@ -293,18 +286,12 @@ pub(crate) unsafe extern "C" fn symlink_callback<
     dentry: *mut bindings::dentry,
     target: *const c_char,
 ) -> c_int {
+    // SAFETY: The target is a NUL-terminated string (copied from user space by
+    // `do_symlinkat`) that lives for the call.
+    let target = unsafe { CStr::from_char_ptr(target) };
+    // SAFETY: As this function's safety requirements say.
     from_result(|| {
-        // SAFETY: As this function's safety requirements say.
-        let mut dir = unsafe { locked_dir::<T>(dir) };
-        // SAFETY: The dentry is negative, in `dir`, valid and ours for the call.
-        let negative = unsafe { Negative::<T>::from_raw(dentry) };
-        // SAFETY: The target is a NUL-terminated string (copied from user space by
-        // `do_symlinkat`) that lives for the call.
-        let target = unsafe { CStr::from_char_ptr(target) };
-        U::symlink(&mut dir, negative, target)?;
-        // SAFETY: The dentry is valid.
-        unsafe { check_positive(dentry) }?;
-        Ok(0)
+        unsafe { creating::<T>(dir, dentry, |d, n| U::symlink(d, n, target)) }.map(|()| 0)
     })
 }
 
