@@ -2,7 +2,7 @@
 # fstests on rust_ext2 itself, in the kernel make test built (no other
 # build): C ext2's initcall kept from running, rust_ext2 loaded as "ext2"
 # with writes (make xfstests RUST=1), the tests of tests/xfstests/rust.list
-# (those that need only what rust_ext2 writes so far). Every verdict must be
+# (a subset chosen for time: see the list). Every verdict must be
 # C ext2's (tests/xfstests/baseline-ext2), and the guest must prove that
 # ext2 was rust_ext2: one PASS/FAIL line per test, and one for the proof.
 set -uo pipefail
