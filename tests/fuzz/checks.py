@@ -71,6 +71,10 @@ UNREACHABLE = {
         "the page check (ext2_check_folio) refuses rec_len 0 before a create sees the page",
     "ext2_delete_entry: zero-length directory entry":
         "the page check (ext2_check_folio) refuses rec_len 0 before an unlink sees the page",
+    "ext2_empty_dir: zero-length directory entry":
+        "the page check (ext2_check_folio) refuses rec_len 0 before rmdir or rename sees the page",
+    "Failed to create ea_block_cache":
+        "a mount's allocation failure (mb_cache_create), not an image's",
     "Cannot read inode bitmap - block_group = .*, inode_bitmap = .*":
         "needs an I/O error reading an inode bitmap on a read-write mount",
     "reserved inode or inode > inodes count - block_group = .*,inode=.*":
