@@ -40,7 +40,7 @@ fuzz:
 # performance, out/bench.md; PERF profiles the named cases with perf in the VM
 # (warm runs; PERF_MODE=cold: cold runs)
 bench:
-	QUICK="$(QUICK)" REPS="$(REPS)" CASES="$(CASES)" PERF="$(PERF)" PERF_MODE="$(PERF_MODE)" PERF_RUNS="$(PERF_RUNS)" PERF_LIMIT="$(PERF_LIMIT)" $(S)/bench.sh
+	QUICK="$(QUICK)" REPS="$(REPS)" CASES="$(CASES)" PERF="$(PERF)" PERF_MODE="$(PERF_MODE)" PERF_RUNS="$(PERF_RUNS)" PERF_LIMIT="$(PERF_LIMIT)" PERF_GRAPH="$(PERF_GRAPH)" $(S)/bench.sh
 
 # make run IMAGE=disk.img [CMD="..."]  (virtme-ng if installed, else QEMU)
 run: kernel

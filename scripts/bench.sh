@@ -2,7 +2,7 @@
 # make bench [QUICK=1] [REPS=5] [CASES="find-stat tar"]: one boot of the base kernel; for each case
 # (reads: seq-read holes-read rand-read find-stat getdents tar; writes, on a
 # fresh file system each run: seq-write seq-write-fsync overwrite dio-write
-# truncate small-files)
+# truncate small-files; namespace: untar rm-rf empty-files renames)
 # (tests/vm/90-bench.sh) C ext2 and rust_ext2 on the same 4 KiB-block image,
 # alternating; report median/min/max and the rust/C ratio of the medians as a
 # Markdown table in out/bench.md (and on stdout).
@@ -18,7 +18,8 @@ img_quick=${QUICK:-}
 if [ -n "${CASES:-}" ] && ! tr ' ' '\n' <<< "$CASES" | grep -qvE '^(seq-write|seq-write-fsync|overwrite|dio-write|truncate|small-files|)$'; then
 	img_quick=1
 fi
-QUICK=$img_quick "$REPO/tests/bench/mkbench.sh" || exit 1
+# The namespace cases' source tree is small only with QUICK=1.
+QUICK=$img_quick TAR_QUICK=${QUICK:-} "$REPO/tests/bench/mkbench.sh" || exit 1
 reps=${REPS:-5}
 [ "${QUICK:-}" = 1 ] && reps=${REPS:-2}
 echo "$reps" > "$IMGDIR/expected/bench-reps"
@@ -30,11 +31,13 @@ echo "${PERF:-}" > "$IMGDIR/expected/bench-perf"
 # CASES="find-stat tar": only those cases.
 echo "${CASES:-}" > "$IMGDIR/expected/bench-cases"
 echo "${PERF_MODE:-warm}" > "$IMGDIR/expected/bench-perf-mode"
-# PERF_RUNS=10: runs per profile (3); PERF_LIMIT=0.1: smallest symbol share shown (0.7%).
-echo "${PERF_RUNS:-3} ${PERF_LIMIT:-0.7}" > "$IMGDIR/expected/bench-perf-opts"
+# PERF_RUNS=10: runs per profile (3); PERF_LIMIT=0.1: smallest symbol share shown (0.7%);
+# PERF_GRAPH=SYMBOL: call chains recorded, and SYMBOL's callers shown.
+echo "${PERF_RUNS:-3} ${PERF_LIMIT:-0.7} ${PERF_GRAPH:-}" > "$IMGDIR/expected/bench-perf-opts"
 [ -n "${PERF:-}" ] && export EXTRA_TOOLS=perf
 # One vCPU: the other host core is left to QEMU's I/O thread (less noise).
-SMP=1 TESTS="90-bench" BOOT_TIMEOUT=14400 "$REPO/scripts/run-tests.sh" > "$out/result.txt"
+# 4 GiB: the namespace cases keep a file system of 1 GiB in tmpfs.
+MEM=4G SMP=1 TESTS="90-bench" BOOT_TIMEOUT=14400 "$REPO/scripts/run-tests.sh" > "$out/result.txt"
 rc=$?
 console=$REPO/out/console.log
 grep '^@@BENCH ' "$console" > "$out/raw.txt"
@@ -70,7 +73,8 @@ opt = lambda x: "-" if x is None else "%.3f" % x
 print("| case | C ext2 median (min-max) s | rust_ext2 median (min-max) s | rust/C (medians) | rust/C (minima) | rust/C (paired, order-balanced) | order: first/second run |")
 print("|---|---|---|---|---|---|---|")
 order = ["seq-read", "holes-read", "rand-read", "find-stat", "getdents", "tar",
-         "seq-write", "seq-write-fsync", "overwrite", "dio-write", "truncate", "small-files"]
+         "seq-write", "seq-write-fsync", "overwrite", "dio-write", "truncate", "small-files",
+         "untar", "rm-rf", "empty-files", "renames"]
 for case in order:
     for mode in ("cold", "warm"):
         d = res.get((case, mode))

@@ -18,7 +18,7 @@ done
 accel=tcg
 [ "${KVM:-0}" = 1 ] && accel=kvm
 log=$OUTDIR/console.log
-timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel "$accel" -m 2G -smp "${SMP:-2}" \
+timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel "$accel" -m "${MEM:-2G}" -smp "${SMP:-2}" \
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$KBUILD_OUT/arch/x86/boot/bzImage" \
 	-initrd "$OUTDIR/initramfs.cpio.gz" \

@@ -3,12 +3,13 @@
 #               [FRESH=1] [AGAIN=1] [READBACK=0] [CONFIG=base] [RUST=1]
 #
 # RUST=1: the file system under test is rust_ext2 itself, in the same kernel:
-# the guest boots with C ext2's initcall kept from running
-# (initcall_blacklist=init_ext2_fs) and loads rust_ext2 with as_ext2=1
-# writes=1, so that everything that mounts "ext2" gets it; the guest proves
-# it ($OUT/proof: C ext2 blacklisted, the rust_ext2 module in use with
-# TEST_DEV mounted as ext2). There is no C ext2 to read back with
-# (READBACK=0); the verdicts are compared with C ext2's baseline.
+# the guest boots with C ext2 registered as "c_ext2" (ext2.fstype=c_ext2)
+# and loads rust_ext2 with as_ext2=1 writes=1, so that everything that
+# mounts "ext2" gets it; the guest proves it ($OUT/proof: C ext2 under its
+# other name, the rust_ext2 module in use with TEST_DEV mounted as ext2).
+# The read-back check is reversed: what rust_ext2 wrote is mounted read-only
+# by C ext2 (as c_ext2) and by rust_ext2 and must walk identically; the
+# verdicts are compared with C ext2's baseline.
 #
 # Runs fstests (a pinned upstream snapshot, or $FSTESTS_DIR) on the project's
 # kernel in virtme-ng: the host's root over 9p, two virtio-blk disks per VM
@@ -30,7 +31,6 @@ FSTYP=${FSTYP:-ext2}
 JOBS=${JOBS:-1}
 export READBACK=${READBACK:-1}
 RUST=${RUST:-0}
-[ "$RUST" = 1 ] && READBACK=0
 OUT=${OUT:-$REPO/out/xfstests}
 XT=$REPO/tests/xfstests
 BASELINE=${BASELINE:-$XT/baseline-$FSTYP}
@@ -126,7 +126,7 @@ shard() { # N
 	mkfs.ext2 -q -F "$w/test.img" >/dev/null
 	local mod= append=()
 	[ "$as_ext2" = 1 ] || mod=$(find "$KBUILD_OUT/modinst" -name rust_ext2.ko | head -1)
-	[ "$RUST" = 1 ] && append=(--append initcall_blacklist=init_ext2_fs)
+	[ "$RUST" = 1 ] && append=(--append ext2.fstype=c_ext2)
 	cat > "$w/env" <<-EOF
 	FT=$FT
 	XT=$XT

@@ -16,6 +16,16 @@
  *                                 d = O_DIRECT, s = sync(2) at the end
  *   benchtool overwrite FILE SEED N  N 4 KiB pwrites at seeded random
  *                                 offsets inside FILE, then fsync
+ *   benchtool files DIR N SIZE    N files of SIZE bytes created and written
+ *                                 in DIR, then unlinked, then sync(2)
+ *   benchtool empty DIR N PER     N empty files in N/PER new directories of
+ *                                 DIR, PER each, created, then unlinked and
+ *                                 the directories removed, then sync(2)
+ *   benchtool renames DIR N R     N empty files made in DIR/a (timed too),
+ *                                 then R rounds of: each renamed into DIR/b
+ *                                 (across directories), renamed within
+ *                                 DIR/b over a file it replaces every other
+ *                                 time, and back into DIR/a; then sync(2)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -231,6 +241,88 @@ int main(int argc, char **argv)
 			snprintf(name, sizeof(name), "%s/s%ld", argv[2], i);
 			if (unlink(name) < 0)
 				return perror(name), 1;
+		}
+		sync();
+	} else if (!strcmp(argv[1], "empty") && argc > 4) {
+		static char name[4096];
+		long i, k = atol(argv[3]), per = atol(argv[4]);
+
+		if (k < 0 || per <= 0)
+			return 2;
+		for (i = 0; i < k; i++) {
+			if (i % per == 0) {
+				snprintf(name, sizeof(name), "%s/d%ld", argv[2], i / per);
+				if (mkdir(name, 0755) < 0)
+					return perror(name), 1;
+			}
+			snprintf(name, sizeof(name), "%s/d%ld/e%ld", argv[2], i / per, i);
+			fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
+			if (fd < 0)
+				return perror(name), 1;
+			close(fd);
+			count++;
+		}
+		for (i = 0; i < k; i++) {
+			snprintf(name, sizeof(name), "%s/d%ld/e%ld", argv[2], i / per, i);
+			if (unlink(name) < 0)
+				return perror(name), 1;
+			if (i % per == per - 1 || i == k - 1) {
+				snprintf(name, sizeof(name), "%s/d%ld", argv[2], i / per);
+				if (rmdir(name) < 0)
+					return perror(name), 1;
+			}
+		}
+		sync();
+	} else if (!strcmp(argv[1], "renames") && argc > 4) {
+		static char from[4096], to[4096];
+		long i, r, k = atol(argv[3]), rounds = atol(argv[4]);
+
+		if (k < 0 || rounds < 0)
+			return 2;
+		for (i = 0; i < 2; i++) {
+			snprintf(from, sizeof(from), "%s/%c", argv[2], "ab"[i]);
+			if (mkdir(from, 0755) < 0)
+				return perror(from), 1;
+		}
+		for (i = 0; i < k; i++) {
+			snprintf(from, sizeof(from), "%s/a/f%ld", argv[2], i);
+			fd = open(from, O_WRONLY | O_CREAT | O_EXCL, 0644);
+			if (fd < 0)
+				return perror(from), 1;
+			close(fd);
+		}
+		for (r = 0; r < rounds; r++) {
+			for (i = 0; i < k; i++) {
+				snprintf(from, sizeof(from), "%s/a/f%ld", argv[2], i);
+				snprintf(to, sizeof(to), "%s/b/g%ld", argv[2], i);
+				if (rename(from, to) < 0)
+					return perror(from), 1;
+				count++;
+			}
+			/*
+			 * Within b: g(i) becomes h(i); for odd i, h(i) is made
+			 * first, so that the rename replaces (and frees) it.
+			 */
+			for (i = 0; i < k; i++) {
+				snprintf(from, sizeof(from), "%s/b/g%ld", argv[2], i);
+				snprintf(to, sizeof(to), "%s/b/h%ld", argv[2], i);
+				if (i % 2) {
+					fd = open(to, O_WRONLY | O_CREAT | O_EXCL, 0644);
+					if (fd < 0)
+						return perror(to), 1;
+					close(fd);
+				}
+				if (rename(from, to) < 0)
+					return perror(from), 1;
+				count++;
+			}
+			for (i = 0; i < k; i++) {
+				snprintf(from, sizeof(from), "%s/b/h%ld", argv[2], i);
+				snprintf(to, sizeof(to), "%s/a/f%ld", argv[2], i);
+				if (rename(from, to) < 0)
+					return perror(from), 1;
+				count++;
+			}
 		}
 		sync();
 	} else if (!strcmp(argv[1], "run")) {

@@ -11,19 +11,40 @@ dev=$(disk bench)
 reps=$(cat /expected/bench-reps 2>/dev/null || echo 5)
 mkdir -p /mnt/b
 cases=$(cat /expected/bench-cases 2>/dev/null || true)
-[ -n "$cases" ] || cases="seq-read holes-read rand-read find-stat getdents tar seq-write seq-write-fsync overwrite dio-write truncate small-files"
+[ -n "$cases" ] || cases="seq-read holes-read rand-read find-stat getdents tar seq-write seq-write-fsync overwrite dio-write truncate small-files untar rm-rf empty-files renames"
+# The write cases (wcmd below): a fresh file system each run.
+write_case() {
+	case $1 in
+	*-write|*-write-fsync|overwrite|truncate|small-files|untar|rm-rf|empty-files|renames) return 0 ;;
+	esac
+	return 1
+}
 # The write cases: a fresh file system each run (mke2fs, 4 KiB blocks, on a
 # loop device over tmpfs, so that the disk's speed does not show), with the
 # empty files they write, mounted read-write with the default options
 # (e2fsprogs' mke2fs: busybox's has no -d); MiB written per run, and files
 # created, written and unlinked per run of small-files.
-WMIB=256 NFILES=10000
-[ -n "$(cat /expected/bench-quick 2>/dev/null)" ] && WMIB=32 NFILES=1000
-wsetup() { # DRV: /mnt/w, with f (empty) and g (WMIB/4 MiB, for overwrite)
+# The namespace cases: the source tree of srctar.img untarred (then sync),
+# and removed with rm -rf (then sync); NEMPTY empty files created in
+# directories of 1,000 and removed with them; NREN files renamed across and
+# within directories, 3 rounds (benchtool renames).
+WMIB=256 NFILES=10000 NEMPTY=100000 NREN=10000
+[ -n "$(cat /expected/bench-quick 2>/dev/null)" ] && WMIB=32 NFILES=1000 NEMPTY=5000 NREN=1000
+srctar=$(disk srctar)
+# The write cases' file system: WMIB * 2 + 64 MiB, or room for the source
+# tree twice and 150,000 inodes for the namespace cases.
+wsize() {
+	case $1 in
+	untar|rm-rf|empty-files|renames)
+		echo "-N 150000 $(( $(blockdev --getsize64 "$srctar") * 2 / 1048576 + 256 ))M" ;;
+	*) echo "$((WMIB * 2 + 64))M" ;;
+	esac
+}
+wsetup() { # DRV CASE: /mnt/w, with f (empty) and g (WMIB/4 MiB, for overwrite)
 	mkdir -p /tmp/wtree /mnt/w
 	: > /tmp/wtree/f; : > /tmp/wtree/g
 	rm -f /tmp/w.img
-	/usr/bin/mke2fs -q -F -t ext2 -b 4096 -d /tmp/wtree /tmp/w.img $((WMIB * 2 + 64))M
+	/usr/bin/mke2fs -q -F -t ext2 -b 4096 -d /tmp/wtree /tmp/w.img $(wsize "$2")
 	losetup /dev/loop6 /tmp/w.img
 	mount -t "$1" /dev/loop6 /mnt/w
 }
@@ -45,6 +66,13 @@ wcmd() { # CASE: the timed part (its set-up before it)
 		benchtool write /mnt/w/f $WMIB f > /dev/null
 		benchtool run "truncate -s 0 /mnt/w/f && sync" ;;
 	small-files) benchtool files /mnt/w $NFILES 4000 ;;
+	untar) benchtool run "tar -xf $srctar -C /mnt/w && sync" ;;
+	rm-rf)
+		tar -xf "$srctar" -C /mnt/w
+		drop_all
+		benchtool run "rm -rf /mnt/w/src && sync" ;;
+	empty-files) benchtool empty /mnt/w $NEMPTY 1000 ;;
+	renames) benchtool renames /mnt/w $NREN 3 ;;
 	esac
 }
 # reads completed and sectors read on the image's disk so far
@@ -75,16 +103,15 @@ while [ $r -le "$reps" ]; do
 	if [ $((r % 2)) = 1 ]; then order="ext2 rust_ext2"; else order="rust_ext2 ext2"; fi
 	for c in $cases; do
 		for drv in $order; do
-			case $c in
-			*-write|*-write-fsync|overwrite|truncate|small-files)
-				wsetup $drv
+			if write_case $c; then
+				wsetup $drv $c
 				drop_all
 				set -- $(wcmd $c)
 				echo "@@BENCH $c $drv cold $2 $4:$6" > /dev/console
 				echo "@@IO $c $drv 0 0 $8 ${10}" > /dev/console
 				wdone
-				continue ;;
-			esac
+				continue
+			fi
 			mount -t $drv -o ro "$dev" /mnt/b
 			drop_all
 			set -- $(disk_reads)
@@ -107,23 +134,24 @@ done
 # both drivers (perf from the host, symbols from /proc/kallsyms).
 perf_cases=$(cat /expected/bench-perf 2>/dev/null || true)
 perf_mode=$(cat /expected/bench-perf-mode 2>/dev/null || echo warm)
-read -r perf_runs perf_limit < /expected/bench-perf-opts 2>/dev/null || true
+read -r perf_runs perf_limit perf_graph < /expected/bench-perf-opts 2>/dev/null || true
 perf_runs=${perf_runs:-3}
 perf_limit=${perf_limit:-0.7}
 if [ -n "$perf_cases" ] && command -v perf > /dev/null; then
 	for c in $perf_cases; do
 		for drv in ext2 rust_ext2; do
 			write=
-			case $c in *-write|*-write-fsync|overwrite|truncate|small-files) write=1 ;; esac
+			write_case $c && write=1
 			[ -n "$write" ] || { mount -t $drv -o ro "$dev" /mnt/b; cmd $c cold > /dev/null; }
 			# perf in a session of its own: its signals must not reach this script.
-			setsid perf record -q -e cpu-clock -F 4000 -a -o /tmp/perf.data -- sleep 3600 \
+			# PERF_GRAPH=SYMBOL: with call chains, to show SYMBOL's callers.
+			setsid perf record -q -e cpu-clock -F 4000 -a ${perf_graph:+-g} -o /tmp/perf.data -- sleep 3600 \
 				> /tmp/perf.log 2>&1 &
 			sleep 1
 			for k in $(seq "$perf_runs"); do
 				if [ -n "$write" ]; then
 					# A fresh file system each run, as timed.
-					wsetup $drv; wcmd $c > /dev/null; wdone
+					wsetup $drv $c; wcmd $c > /dev/null; wdone
 					continue
 				fi
 				[ "$perf_mode" = cold ] && drop_all
@@ -137,6 +165,9 @@ if [ -n "$perf_cases" ] && command -v perf > /dev/null; then
 			perf report -i /tmp/perf.data --stdio -n --comms benchtool,tar,cat,truncate,sync --sort sym \
 				--percent-limit "$perf_limit" 2>&1 | grep -v '^#' | grep -v '^$' |
 				head -400 | sed "s/^/@@PERF $c $drv /" > /dev/console
+			[ -z "$perf_graph" ] || perf report -i /tmp/perf.data --stdio -n --no-children \
+				--comms benchtool,tar,cat,truncate,sync,rm --symbols "$perf_graph" -G 2>&1 |
+				grep -v '^#' | grep -v '^$' | head -300 | sed "s/^/@@PERF $c $drv graph /" > /dev/console
 			# Where all the samples went (idle is the time spent waiting).
 			perf report -i /tmp/perf.data --stdio -n --sort comm --percent-limit 1 2>&1 |
 				grep -v '^#' | grep -v '^$' | head -10 |

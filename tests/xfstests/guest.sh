@@ -6,15 +6,18 @@ set -u
 w=$1
 . "$w/env"
 # rust_ext2, a module of the running kernel (none when it is built in as ext2);
-# with RUST=1 it is the ext2 of this boot (C ext2's initcall did not run), and
-# the guest writes the proof.
+# with RUST=1 it is the ext2 of this boot (C ext2 registered as c_ext2), and
+# the guest writes the proof. The read-back check mounts with both names.
+C_EXT2=ext2 RUST_EXT2=rust_ext2
 if [ "${RUST:-0}" = 1 ]; then
+	C_EXT2=c_ext2 RUST_EXT2=ext2
+	grep -qw c_ext2 /proc/filesystems || { echo "C ext2 is not c_ext2 in this boot"; exit 1; }
 	insmod "$RUST_EXT2_KO" as_ext2=1 writes=1 || exit 1
 	mkdir -p /tmp/proof
 	mount -t ext2 /dev/vda /tmp/proof || exit 1
 	# register_filesystem refuses a second "ext2" (EBUSY): the insmod above
-	# succeeded only because C ext2 did not register.
-	echo "proof: rust_ext2 registered as ext2 (C ext2 did not: its initcall was blacklisted)," \
+	# succeeded only because C ext2 registered under another name.
+	echo "proof: rust_ext2 registered as ext2 (C ext2 is c_ext2 in this boot)," \
 		"ext2 in /proc/filesystems $(grep -cw ext2 /proc/filesystems) time(s)," \
 		"rust_ext2 module users with TEST_DEV mounted as ext2: $(cat /sys/module/rust_ext2/refcnt)" > "$w/proof"
 	umount /tmp/proof
@@ -40,7 +43,7 @@ cp "$real" /run/xfstests/e2fsck
 for f in /sbin/fsck.ext2 /usr/sbin/fsck.ext2; do
 	[ -e "$f" ] && mount --bind "$XT/fsck.ext2" "$f"
 done
-export E2FSCK_REAL=/run/xfstests/e2fsck FSWALK=$TOOLS/fswalk READBACK READBACK_LOG=$w/readback.log
+export E2FSCK_REAL=/run/xfstests/e2fsck FSWALK=$TOOLS/fswalk READBACK READBACK_LOG=$w/readback.log C_EXT2 RUST_EXT2
 mkdir -p /tmp/test /tmp/scratch
 cat > "$w/local.config" <<EOC
 export FSTYP=$FSTYP
