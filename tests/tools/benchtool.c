@@ -21,11 +21,12 @@
  *   benchtool empty DIR N PER     N empty files in N/PER new directories of
  *                                 DIR, PER each, created, then unlinked and
  *                                 the directories removed, then sync(2)
- *   benchtool renames DIR N R     N empty files made in DIR/a (timed too),
- *                                 then R rounds of: each renamed into DIR/b
- *                                 (across directories), renamed within
- *                                 DIR/b over a file it replaces every other
- *                                 time, and back into DIR/a; then sync(2)
+ *   benchtool renames DIR N R     N empty files made in DIR/aK (timed too;
+ *                                 1,000 a directory), then R rounds of: each
+ *                                 renamed into DIR/bK (across directories),
+ *                                 renamed within DIR/bK over a file it
+ *                                 replaces every other time, and back into
+ *                                 DIR/aK; then sync(2)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -279,13 +280,14 @@ int main(int argc, char **argv)
 
 		if (k < 0 || rounds < 0)
 			return 2;
-		for (i = 0; i < 2; i++) {
-			snprintf(from, sizeof(from), "%s/%c", argv[2], "ab"[i]);
-			if (mkdir(from, 0755) < 0)
+		for (i = 0; i < k; i += 1000) {
+			snprintf(from, sizeof(from), "%s/a%ld", argv[2], i / 1000);
+			snprintf(to, sizeof(to), "%s/b%ld", argv[2], i / 1000);
+			if (mkdir(from, 0755) < 0 || mkdir(to, 0755) < 0)
 				return perror(from), 1;
 		}
 		for (i = 0; i < k; i++) {
-			snprintf(from, sizeof(from), "%s/a/f%ld", argv[2], i);
+			snprintf(from, sizeof(from), "%s/a%ld/f%ld", argv[2], i / 1000, i);
 			fd = open(from, O_WRONLY | O_CREAT | O_EXCL, 0644);
 			if (fd < 0)
 				return perror(from), 1;
@@ -293,19 +295,19 @@ int main(int argc, char **argv)
 		}
 		for (r = 0; r < rounds; r++) {
 			for (i = 0; i < k; i++) {
-				snprintf(from, sizeof(from), "%s/a/f%ld", argv[2], i);
-				snprintf(to, sizeof(to), "%s/b/g%ld", argv[2], i);
+				snprintf(from, sizeof(from), "%s/a%ld/f%ld", argv[2], i / 1000, i);
+				snprintf(to, sizeof(to), "%s/b%ld/g%ld", argv[2], i / 1000, i);
 				if (rename(from, to) < 0)
 					return perror(from), 1;
 				count++;
 			}
 			/*
-			 * Within b: g(i) becomes h(i); for odd i, h(i) is made
+			 * Within bK: g(i) becomes h(i); for odd i, h(i) is made
 			 * first, so that the rename replaces (and frees) it.
 			 */
 			for (i = 0; i < k; i++) {
-				snprintf(from, sizeof(from), "%s/b/g%ld", argv[2], i);
-				snprintf(to, sizeof(to), "%s/b/h%ld", argv[2], i);
+				snprintf(from, sizeof(from), "%s/b%ld/g%ld", argv[2], i / 1000, i);
+				snprintf(to, sizeof(to), "%s/b%ld/h%ld", argv[2], i / 1000, i);
 				if (i % 2) {
 					fd = open(to, O_WRONLY | O_CREAT | O_EXCL, 0644);
 					if (fd < 0)
@@ -317,8 +319,8 @@ int main(int argc, char **argv)
 				count++;
 			}
 			for (i = 0; i < k; i++) {
-				snprintf(from, sizeof(from), "%s/b/h%ld", argv[2], i);
-				snprintf(to, sizeof(to), "%s/a/f%ld", argv[2], i);
+				snprintf(from, sizeof(from), "%s/b%ld/h%ld", argv[2], i / 1000, i);
+				snprintf(to, sizeof(to), "%s/a%ld/f%ld", argv[2], i / 1000, i);
 				if (rename(from, to) < 0)
 					return perror(from), 1;
 				count++;

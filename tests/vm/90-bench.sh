@@ -27,7 +27,7 @@ write_case() {
 # The namespace cases: the source tree of srctar.img untarred (then sync),
 # and removed with rm -rf (then sync); NEMPTY empty files created in
 # directories of 1,000 and removed with them; NREN files renamed across and
-# within directories, 3 rounds (benchtool renames).
+# within directories of 1,000, 3 rounds (benchtool renames).
 WMIB=256 NFILES=10000 NEMPTY=100000 NREN=10000
 [ -n "$(cat /expected/bench-quick 2>/dev/null)" ] && WMIB=32 NFILES=1000 NEMPTY=5000 NREN=1000
 srctar=$(disk srctar)

@@ -656,7 +656,10 @@ impl kernel::fs::FileSystem for Ext2Fs {
             magic: ext2::EXT2_SUPER_MAGIC.into(),
             blocksize_bits: bits,
             maxbytes: max_size(bits),
-            time_gran: 1,
+            // Whole seconds, as ext2 stores them (C ext2 keeps alloc_super's
+            // default): times kept in memory with nanoseconds would change when
+            // the inode is read back (generic/003).
+            time_gran: 1_000_000_000,
             data: Ext2Sb {
                 block_size,
                 blocksize_bits: bits,
