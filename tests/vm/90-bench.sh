@@ -162,11 +162,14 @@ if [ -n "$perf_cases" ] && command -v perf > /dev/null; then
 			while pidof perf > /dev/null && [ $w -lt 60 ]; do sleep 1; w=$((w + 1)); done
 			sed "s/^/@@PERF $c $drv record: /" /tmp/perf.log > /dev/console
 			[ -n "$write" ] || umount /mnt/b
-			perf report -i /tmp/perf.data --stdio -n --comms benchtool,tar,cat,truncate,sync --sort sym \
+			# The timed processes (rm-rf's set-up untars: its profile is rm's).
+			comms=benchtool,tar,cat,truncate,sync
+			[ "$c" = rm-rf ] && comms=rm,sync
+			perf report -i /tmp/perf.data --stdio -n --comms $comms --sort sym \
 				--percent-limit "$perf_limit" 2>&1 | grep -v '^#' | grep -v '^$' |
 				head -400 | sed "s/^/@@PERF $c $drv /" > /dev/console
 			[ -z "$perf_graph" ] || perf report -i /tmp/perf.data --stdio -n --no-children \
-				--comms benchtool,tar,cat,truncate,sync,rm --symbols "$perf_graph" -G 2>&1 |
+				--comms $comms --symbols "$perf_graph" -G 2>&1 |
 				grep -v '^#' | grep -v '^$' | head -300 | sed "s/^/@@PERF $c $drv graph /" > /dev/console
 			# Where all the samples went (idle is the time spent waiting).
 			perf report -i /tmp/perf.data --stdio -n --sort comm --percent-limit 1 2>&1 |
