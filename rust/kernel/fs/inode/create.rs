@@ -213,19 +213,11 @@ impl<'a, T: FileSystem> LockedINode<'a, T> {
     /// gets its directory's. The inode is not marked dirty.
     #[inline]
     pub fn set_ctime(&mut self, ts: Timespec) {
-        let ts = ts.normalized();
+        let inode = self.inode().as_ptr();
         // SAFETY: The inode is valid and its `i_rwsem` held exclusively (type invariants),
-        // under which the times change.
-        unsafe {
-            bindings::inode_set_ctime_to_ts(
-                self.inode().as_ptr(),
-                bindings::timespec64 {
-                    tv_sec: ts.secs,
-                    // Below one billion (normalised).
-                    tv_nsec: ts.nsecs as c_long,
-                },
-            )
-        };
+        // under which the times change; it is cut to the file system's granularity as
+        // `current_time` cuts it.
+        unsafe { bindings::inode_set_ctime_to_ts(inode, ts.truncated(inode)) };
     }
 }
 

@@ -181,17 +181,19 @@ impl<T: FileSystem> NewINode<T> {
             // `inode_set_flags` as the VFS asks (i_flags may be read without the inode lock).
             bindings::inode_set_flags(inode, params.flags.0, Flags::ALL.0);
             // patch: end
+            // As the file system keeps them (its granularity), as C's `current_time` gives them.
             let (atime, mtime, ctime) = (
-                params.atime.normalized(),
-                params.mtime.normalized(),
-                params.ctime.normalized(),
+                params.atime.truncated(inode),
+                params.mtime.truncated(inode),
+                params.ctime.truncated(inode),
             );
-            inode.i_atime_sec = atime.secs;
-            inode.i_atime_nsec = atime.nsecs;
-            inode.i_mtime_sec = mtime.secs;
-            inode.i_mtime_nsec = mtime.nsecs;
-            inode.i_ctime_sec = ctime.secs;
-            inode.i_ctime_nsec = ctime.nsecs;
+            // The nanoseconds `timestamp_truncate` returns are below one billion.
+            inode.i_atime_sec = atime.tv_sec;
+            inode.i_atime_nsec = atime.tv_nsec as u32;
+            inode.i_mtime_sec = mtime.tv_sec;
+            inode.i_mtime_nsec = mtime.tv_nsec as u32;
+            inode.i_ctime_sec = ctime.tv_sec;
+            inode.i_ctime_nsec = ctime.tv_nsec as u32;
 
             // INVARIANT: The data is written, then marked initialised; `free_work_callback`
             // drops it.

@@ -189,6 +189,30 @@ impl Timespec {
     }
 }
 
+impl Timespec {
+    /// The time as the inode's file system keeps it (`timestamp_truncate`: normalised, clamped
+    /// to the superblock's time range and cut to its granularity), as `current_time` and
+    /// `setattr_copy` give times to inodes: a time kept finer than the file system stores
+    /// would change when the inode is read back, and would be out of order with the times the
+    /// VFS sets (relatime compares them).
+    ///
+    /// # Safety
+    ///
+    /// `inode` is valid and its superblock set.
+    #[inline]
+    pub(super) unsafe fn truncated(self, inode: *mut bindings::inode) -> bindings::timespec64 {
+        let ts = self.normalized();
+        let ts = bindings::timespec64 {
+            tv_sec: ts.secs,
+            // Below one billion (normalised).
+            tv_nsec: ts.nsecs as _,
+        };
+        // SAFETY: `inode` is valid with its superblock set (the caller guarantees it);
+        // `timestamp_truncate` only reads the superblock's time range and granularity.
+        unsafe { bindings::timestamp_truncate(ts, inode) }
+    }
+}
+
 /// The Unix epoch, as a [`Timespec`].
 pub const UNIX_EPOCH: Timespec = Timespec { secs: 0, nsecs: 0 };
 
