@@ -261,8 +261,8 @@ pub(crate) unsafe extern "C" fn mknod_callback<
     mode: bindings::umode_t,
     dev: bindings::dev_t,
 ) -> c_int {
-    // SAFETY: As this function's safety requirements say.
     from_result(|| {
+        // SAFETY: As this function's safety requirements say.
         unsafe {
             creating::<T>(dir, dentry, |d, n| {
                 U::mknod(d, n, mode, Dev::from_kdev(dev))
@@ -289,8 +289,8 @@ pub(crate) unsafe extern "C" fn symlink_callback<
     // SAFETY: The target is a NUL-terminated string (copied from user space by
     // `do_symlinkat`) that lives for the call.
     let target = unsafe { CStr::from_char_ptr(target) };
-    // SAFETY: As this function's safety requirements say.
     from_result(|| {
+        // SAFETY: As this function's safety requirements say.
         unsafe { creating::<T>(dir, dentry, |d, n| U::symlink(d, n, target)) }.map(|()| 0)
     })
 }

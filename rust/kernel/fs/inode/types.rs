@@ -205,7 +205,7 @@ impl Timespec {
         let ts = bindings::timespec64 {
             tv_sec: ts.secs,
             // Below one billion (normalised).
-            tv_nsec: ts.nsecs as _,
+            tv_nsec: ts.nsecs as crate::ffi::c_long,
         };
         // SAFETY: `inode` is valid with its superblock set (the caller guarantees it);
         // `timestamp_truncate` only reads the superblock's time range and granularity.
