@@ -12,10 +12,10 @@ out=$REPO/out/bench
 export IMGDIR=$out/images
 rm -rf "$out"; mkdir -p "$IMGDIR/expected"
 "$REPO/scripts/build-kernel.sh" > "$out/build.log" 2>&1 || { tail -20 "$out/build.log"; exit 1; }
-# Only write cases asked for: they make their own file systems, the read
-# image can be the small one.
+# Only write and namespace cases asked for: they make their own file
+# systems, the read image can be the small one.
 img_quick=${QUICK:-}
-if [ -n "${CASES:-}" ] && ! tr ' ' '\n' <<< "$CASES" | grep -qvE '^(seq-write|seq-write-fsync|overwrite|dio-write|truncate|small-files|)$'; then
+if [ -n "${CASES:-}" ] && ! tr ' ' '\n' <<< "$CASES" | grep -qvE '^(seq-write|seq-write-fsync|overwrite|dio-write|truncate|small-files|untar|rm-rf|empty-files|renames|)$'; then
 	img_quick=1
 fi
 # The namespace cases' source tree is small only with QUICK=1.

@@ -6,8 +6,8 @@
 #   bigdir    50,000 entries in one directory (QUICK: 1,000)
 #   src       a copy of the kernel's fs/ and rust/ directories (QUICK: fs/ext2)
 # and, for the namespace cases, $IMGDIR/srctar.img: a tar archive (the disk
-# is the archive) of the pristine kernel source without drivers/, 61,870
-# entries, 494 MiB, under src/ (QUICK: fs/, 2,500 entries).
+# is the archive) of the pristine kernel source without drivers/, 61,869
+# entries, 523 MiB, under src/ (TAR_QUICK, default QUICK: fs/, 2,452).
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/env.sh"
 quick=${QUICK:-}

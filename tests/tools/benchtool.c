@@ -124,6 +124,40 @@ static void statwalk(const char *path)
 	close(fd);
 }
 
+/* Creates NAME, empty; 0, or -1 after perror. */
+static int create_empty(const char *name)
+{
+	int fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	if (fd < 0)
+		return perror(name), -1;
+	close(fd);
+	return 0;
+}
+
+/*
+ * renames: DIR/<fd>K/<fp>I becomes DIR/<td>K/<tp>I for each I below N (K =
+ * I / 1000); with REPLACE, the target of every odd I is made first, so that
+ * the rename replaces (and frees) it. 0, or -1 after perror.
+ */
+static int rename_each(const char *dir, long n, char fd, char fp, char td, char tp,
+		       int replace)
+{
+	static char from[4096], to[4096];
+	long i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(from, sizeof(from), "%s/%c%ld/%c%ld", dir, fd, i / 1000, fp, i);
+		snprintf(to, sizeof(to), "%s/%c%ld/%c%ld", dir, td, i / 1000, tp, i);
+		if (replace && i % 2 && create_empty(to) < 0)
+			return -1;
+		if (rename(from, to) < 0)
+			return perror(from), -1;
+		count++;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static unsigned char buf[1 << 20];
@@ -257,10 +291,8 @@ int main(int argc, char **argv)
 					return perror(name), 1;
 			}
 			snprintf(name, sizeof(name), "%s/d%ld/e%ld", argv[2], i / per, i);
-			fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
-			if (fd < 0)
-				return perror(name), 1;
-			close(fd);
+			if (create_empty(name) < 0)
+				return 1;
 			count++;
 		}
 		for (i = 0; i < k; i++) {
@@ -275,57 +307,30 @@ int main(int argc, char **argv)
 		}
 		sync();
 	} else if (!strcmp(argv[1], "renames") && argc > 4) {
-		static char from[4096], to[4096];
+		static char name[4096];
 		long i, r, k = atol(argv[3]), rounds = atol(argv[4]);
 
 		if (k < 0 || rounds < 0)
 			return 2;
 		for (i = 0; i < k; i += 1000) {
-			snprintf(from, sizeof(from), "%s/a%ld", argv[2], i / 1000);
-			snprintf(to, sizeof(to), "%s/b%ld", argv[2], i / 1000);
-			if (mkdir(from, 0755) < 0 || mkdir(to, 0755) < 0)
-				return perror(from), 1;
+			snprintf(name, sizeof(name), "%s/a%ld", argv[2], i / 1000);
+			if (mkdir(name, 0755) < 0)
+				return perror(name), 1;
+			snprintf(name, sizeof(name), "%s/b%ld", argv[2], i / 1000);
+			if (mkdir(name, 0755) < 0)
+				return perror(name), 1;
 		}
 		for (i = 0; i < k; i++) {
-			snprintf(from, sizeof(from), "%s/a%ld/f%ld", argv[2], i / 1000, i);
-			fd = open(from, O_WRONLY | O_CREAT | O_EXCL, 0644);
-			if (fd < 0)
-				return perror(from), 1;
-			close(fd);
+			snprintf(name, sizeof(name), "%s/a%ld/f%ld", argv[2], i / 1000, i);
+			if (create_empty(name) < 0)
+				return 1;
 		}
-		for (r = 0; r < rounds; r++) {
-			for (i = 0; i < k; i++) {
-				snprintf(from, sizeof(from), "%s/a%ld/f%ld", argv[2], i / 1000, i);
-				snprintf(to, sizeof(to), "%s/b%ld/g%ld", argv[2], i / 1000, i);
-				if (rename(from, to) < 0)
-					return perror(from), 1;
-				count++;
-			}
-			/*
-			 * Within bK: g(i) becomes h(i); for odd i, h(i) is made
-			 * first, so that the rename replaces (and frees) it.
-			 */
-			for (i = 0; i < k; i++) {
-				snprintf(from, sizeof(from), "%s/b%ld/g%ld", argv[2], i / 1000, i);
-				snprintf(to, sizeof(to), "%s/b%ld/h%ld", argv[2], i / 1000, i);
-				if (i % 2) {
-					fd = open(to, O_WRONLY | O_CREAT | O_EXCL, 0644);
-					if (fd < 0)
-						return perror(to), 1;
-					close(fd);
-				}
-				if (rename(from, to) < 0)
-					return perror(from), 1;
-				count++;
-			}
-			for (i = 0; i < k; i++) {
-				snprintf(from, sizeof(from), "%s/b%ld/h%ld", argv[2], i / 1000, i);
-				snprintf(to, sizeof(to), "%s/a%ld/f%ld", argv[2], i / 1000, i);
-				if (rename(from, to) < 0)
-					return perror(from), 1;
-				count++;
-			}
-		}
+		/* Across into bK, within bK (g to h, replacing), back into aK. */
+		for (r = 0; r < rounds; r++)
+			if (rename_each(argv[2], k, 'a', 'f', 'b', 'g', 0) < 0 ||
+			    rename_each(argv[2], k, 'b', 'g', 'b', 'h', 1) < 0 ||
+			    rename_each(argv[2], k, 'b', 'h', 'a', 'f', 0) < 0)
+				return 1;
 		sync();
 	} else if (!strcmp(argv[1], "run")) {
 		pid_t pid = fork();

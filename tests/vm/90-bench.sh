@@ -12,11 +12,15 @@ reps=$(cat /expected/bench-reps 2>/dev/null || echo 5)
 mkdir -p /mnt/b
 cases=$(cat /expected/bench-cases 2>/dev/null || true)
 [ -n "$cases" ] || cases="seq-read holes-read rand-read find-stat getdents tar seq-write seq-write-fsync overwrite dio-write truncate small-files untar rm-rf empty-files renames"
-# The write cases (wcmd below): a fresh file system each run.
+# The write cases (wcmd below): a fresh file system each run; the namespace
+# cases among them need a larger one.
+ns_case() {
+	case $1 in untar|rm-rf|empty-files|renames) return 0 ;; esac
+	return 1
+}
 write_case() {
-	case $1 in
-	*-write|*-write-fsync|overwrite|truncate|small-files|untar|rm-rf|empty-files|renames) return 0 ;;
-	esac
+	ns_case "$1" && return 0
+	case $1 in *-write|*-write-fsync|overwrite|truncate|small-files) return 0 ;; esac
 	return 1
 }
 # The write cases: a fresh file system each run (mke2fs, 4 KiB blocks, on a
@@ -34,11 +38,11 @@ srctar=$(disk srctar)
 # The write cases' file system: WMIB * 2 + 64 MiB, or room for the source
 # tree twice and 150,000 inodes for the namespace cases.
 wsize() {
-	case $1 in
-	untar|rm-rf|empty-files|renames)
-		echo "-N 150000 $(( $(blockdev --getsize64 "$srctar") * 2 / 1048576 + 256 ))M" ;;
-	*) echo "$((WMIB * 2 + 64))M" ;;
-	esac
+	if ns_case "$1"; then
+		echo "-N 150000 $(( $(blockdev --getsize64 "$srctar") * 2 / 1048576 + 256 ))M"
+	else
+		echo "$((WMIB * 2 + 64))M"
+	fi
 }
 wsetup() { # DRV CASE: /mnt/w, with f (empty) and g (WMIB/4 MiB, for overwrite)
 	mkdir -p /tmp/wtree /mnt/w
