@@ -18,8 +18,13 @@ img_quick=${QUICK:-}
 if [ -n "${CASES:-}" ] && ! tr ' ' '\n' <<< "$CASES" | grep -qvE '^(seq-write|seq-write-fsync|overwrite|dio-write|truncate|small-files|untar|rm-rf|empty-files|renames|)$'; then
 	img_quick=1
 fi
-# The namespace cases' source tree is small only with QUICK=1.
-QUICK=$img_quick TAR_QUICK=${QUICK:-} "$REPO/tests/bench/mkbench.sh" || exit 1
+# The namespace cases' source tree is small only with QUICK=1, and made only
+# for the cases that untar it.
+need_tar=1
+if [ -n "${CASES:-}" ] && ! tr ' ' '\n' <<< "$CASES" | grep -qxE 'untar|rm-rf'; then
+	need_tar=0
+fi
+QUICK=$img_quick TAR_QUICK=${QUICK:-} NEED_TAR=$need_tar "$REPO/tests/bench/mkbench.sh" || exit 1
 reps=${REPS:-5}
 [ "${QUICK:-}" = 1 ] && reps=${REPS:-2}
 echo "$reps" > "$IMGDIR/expected/bench-reps"

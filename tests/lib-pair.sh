@@ -13,12 +13,13 @@ pair_drives() {
 	drives+=(-drive "file=$1,if=virtio,format=raw,cache=unsafe" -drive "file=$2,if=virtio,format=raw,cache=unsafe")
 }
 
-# pair_boot TEST W KO: boots with `drives`, runs `bash W/guest.sh W KO`;
-# prints a FAIL line and returns 1 unless the guest printed @@DONE.
+# pair_boot TEST W KO: boots with `drives` (and the kernel arguments in
+# PAIR_APPEND, if any), runs `bash W/guest.sh W KO`; prints a FAIL line and
+# returns 1 unless the guest printed @@DONE.
 pair_boot() {
 	local test=$1 w=$2 ko=$3
 	"$CACHE/venv/bin/vng" --run "$KBUILD_OUT/arch/x86/boot/bzImage" --disable-kvm --force-9p --user root --memory 2G \
-		--rodir "$CACHE" --rwdir "$w" "--qemu-opts=${drives[*]}" \
+		${PAIR_APPEND:+--append "$PAIR_APPEND"} --rodir "$CACHE" --rwdir "$w" "--qemu-opts=${drives[*]}" \
 		--exec "bash $w/guest.sh $w $ko" > "$w/console.log" 2>&1
 	if ! grep -q '^@@DONE' "$w/console.log"; then
 		echo "FAIL $test: the guest did not finish"

@@ -19,6 +19,7 @@
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/posix_acl.h>
+#include <linux/security.h>
 #include <linux/workqueue.h>
 
 __rust_helper void rust_helper_i_uid_write(struct inode *inode, uid_t uid)
@@ -290,6 +291,12 @@ __rust_helper const unsigned char *rust_helper_dentry_name(const struct dentry *
 	return dentry->d_name.name;
 }
 
+/* The name as security_inode_init_security() wants it (d_name is in a union). */
+__rust_helper const struct qstr *rust_helper_dentry_qstr(const struct dentry *dentry)
+{
+	return &dentry->d_name;
+}
+
 /* The number of inodes on @sb's list (alive or being evicted). */
 __rust_helper size_t rust_helper_sb_inode_count(struct super_block *sb)
 {
@@ -483,3 +490,15 @@ __rust_helper unsigned int rust_helper_posix_acl_count(const struct posix_acl *a
 {
 	return acl->a_count;
 }
+
+#ifndef CONFIG_SECURITY
+/* Without security modules, the function is a static inline that returns 0. */
+__rust_helper int
+rust_helper_security_inode_init_security(struct inode *inode, struct inode *dir,
+					 const struct qstr *qstr,
+					 const initxattrs initxattrs, void *fs_data)
+{
+	return security_inode_init_security(inode, dir, qstr, initxattrs,
+					    fs_data);
+}
+#endif

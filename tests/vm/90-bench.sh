@@ -34,12 +34,16 @@ write_case() {
 # within directories of 1,000, 3 rounds (benchtool renames).
 WMIB=256 NFILES=10000 NEMPTY=100000 NREN=10000
 [ -n "$(cat /expected/bench-quick 2>/dev/null)" ] && WMIB=32 NFILES=1000 NEMPTY=5000 NREN=1000
-srctar=$(disk srctar)
-# The write cases' file system: WMIB * 2 + 64 MiB, or room for the source
-# tree twice and 150,000 inodes for the namespace cases.
+# Only there for the cases that untar it (scripts/bench.sh).
+srctar=$(disk srctar) || srctar=
+# The write cases' file system: WMIB * 2 + 64 MiB; for the namespace cases,
+# 150,000 inodes and 1 GiB, or room for the source tree twice for those that
+# untar it.
 wsize() {
-	if ns_case "$1"; then
+	if [ "$1" = untar ] || [ "$1" = rm-rf ]; then
 		echo "-N 150000 $(( $(blockdev --getsize64 "$srctar") * 2 / 1048576 + 256 ))M"
+	elif ns_case "$1"; then
+		echo "-N 150000 1024M"
 	else
 		echo "$((WMIB * 2 + 64))M"
 	fi

@@ -6,7 +6,7 @@ use crate::ext2::{self, Ext2Fs, Ext2Inode, Ext2Sb, IData};
 use crate::superblock::ext2_error;
 use kernel::fs::buffer::Head;
 use kernel::fs::inode::{
-    mode, Created, Dev, FileType, INode, INodeParams, Timespec, UncountedINode,
+    mode, Created, Dev, FileType, INode, INodeParams, Negative, Timespec, UncountedINode,
 };
 use kernel::fs::ondisk::Le16;
 use kernel::fs::sb::SuperBlock;
@@ -323,8 +323,14 @@ pub(crate) enum NewKind {
 /// dirty and still locked, for the caller to name. A directory starts with two links.
 ///
 /// The mode gets the umask or the directory's default ACL first, whose ACLs the inode then
-/// inherits (`ext2_init_acl`).
-pub(crate) fn new_inode(dir: &INode<Ext2Fs>, mode: u16, kind: NewKind) -> Result<Created<Ext2Fs>> {
+/// inherits (`ext2_init_acl`); then the security modules label it (`ext2_init_security`),
+/// for the name of `dentry` (none for a temporary file).
+pub(crate) fn new_inode(
+    dir: &INode<Ext2Fs>,
+    dentry: Option<&Negative<'_, Ext2Fs>>,
+    mode: u16,
+    kind: NewKind,
+) -> Result<Created<Ext2Fs>> {
     let sb = dir.super_block();
     let s = sb.data();
     let (mode, access, default) = dir.acl_create(mode)?;
@@ -396,6 +402,8 @@ pub(crate) fn new_inode(dir: &INode<Ext2Fs>, mode: u16, kind: NewKind) -> Result
     })?;
     // `ext2_init_acl`: on failure the inode is discarded (dropped).
     crate::acl::init_acl(&created, access, default)?;
+    // `ext2_init_security`, likewise.
+    crate::xattr::init_security(&created, dir, dentry)?;
     created.mark_dirty();
     Ok(created)
 }

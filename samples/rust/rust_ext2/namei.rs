@@ -160,7 +160,7 @@ impl INodeOperations for DirOps {
         dentry: Negative<'a, Ext2Fs>,
         mode: u16,
     ) -> Result<Instantiated<'a>> {
-        let inode = crate::ialloc::new_inode(dir, mode, NewKind::Plain)?;
+        let inode = crate::ialloc::new_inode(dir, Some(&dentry), mode, NewKind::Plain)?;
         add_nondir(dir, dentry, inode)
     }
 
@@ -173,10 +173,11 @@ impl INodeOperations for DirOps {
     ) -> Result<Instantiated<'a>> {
         dir.inc_link_count()?;
         let parent = u32::try_from(dir.ino())?;
-        let made = crate::ialloc::new_inode(dir, mode, NewKind::Plain).and_then(|inode| {
-            inode.with_lock(|new| dir::make_empty(new, parent))?;
-            Ok(inode)
-        });
+        let made =
+            crate::ialloc::new_inode(dir, Some(&dentry), mode, NewKind::Plain).and_then(|inode| {
+                inode.with_lock(|new| dir::make_empty(new, parent))?;
+                Ok(inode)
+            });
         let r = made.and_then(|inode| add_nondir(dir, dentry, inode));
         if r.is_err() {
             // The count was raised above: it is not zero.
@@ -211,7 +212,7 @@ impl INodeOperations for DirOps {
         mode: u16,
         dev: Dev,
     ) -> Result<Instantiated<'a>> {
-        let inode = crate::ialloc::new_inode(dir, mode, NewKind::Special(dev))?;
+        let inode = crate::ialloc::new_inode(dir, Some(&dentry), mode, NewKind::Special(dev))?;
         add_nondir(dir, dentry, inode)
     }
 
@@ -234,10 +235,10 @@ impl INodeOperations for DirOps {
             Some(dst) => {
                 dst.copy_from_slice(bytes);
                 let len = l.saturating_sub(1);
-                crate::ialloc::new_inode(dir, fmt, NewKind::FastLink(fast, len))?
+                crate::ialloc::new_inode(dir, Some(&dentry), fmt, NewKind::FastLink(fast, len))?
             }
             None => {
-                let inode = crate::ialloc::new_inode(dir, fmt, NewKind::Plain)?;
+                let inode = crate::ialloc::new_inode(dir, Some(&dentry), fmt, NewKind::Plain)?;
                 inode.with_lock(|new| crate::symlink::write_target(new, target.to_bytes()))?;
                 inode
             }
@@ -351,7 +352,7 @@ impl INodeOperations for DirOps {
         file: TmpFile<'a, Ext2Fs>,
         mode: u16,
     ) -> Result<Instantiated<'a>> {
-        let inode = crate::ialloc::new_inode(dir, mode, NewKind::Plain)?;
+        let inode = crate::ialloc::new_inode(dir, None, mode, NewKind::Plain)?;
         file.instantiate(inode)
     }
 

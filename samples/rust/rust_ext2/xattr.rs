@@ -9,7 +9,7 @@ use crate::ext2::{self, Ext2Fs, Ext2InodeWriter, XattrEntry, XattrHeader};
 use crate::superblock::ext2_error;
 use kernel::fs::buffer::Head;
 use kernel::fs::dentry::DEntry;
-use kernel::fs::inode::{INode, LockedINode, UncountedINode};
+use kernel::fs::inode::{Created, INode, LockedINode, Negative, UncountedINode};
 use kernel::fs::ondisk::Le32;
 use kernel::fs::posix_acl;
 use kernel::fs::xattr::{Handler, Handlers, XattrHandler};
@@ -585,6 +585,25 @@ fn cache_find(inode: &INode<Ext2Fs>, d: &[u8], old: Option<u64>) -> Option<ARef<
         }
         return None;
     }
+}
+
+/// `ext2_init_security`: the attributes the security modules give a new inode, created in
+/// `dir` as the name of `dentry` (none for a temporary file), each stored as a new
+/// `security.` attribute (`ext2_initxattrs`).
+pub(crate) fn init_security(
+    inode: &Created<Ext2Fs>,
+    dir: &INode<Ext2Fs>,
+    dentry: Option<&Negative<'_, Ext2Fs>>,
+) -> Result {
+    inode.init_security(dir, dentry, |name, value| {
+        set(
+            inode,
+            INDEX_SECURITY,
+            name.to_bytes(),
+            Some(value),
+            kernel::fs::xattr::flags::CREATE,
+        )
+    })
 }
 
 /// Sets attribute `name` of namespace `index` of `inode`, whose `i_rwsem` the caller holds (or

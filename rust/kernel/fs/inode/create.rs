@@ -468,3 +468,87 @@ pub(crate) unsafe extern "C" fn unlink_callback<
         Ok(0)
     })
 }
+
+// patch: sec
+impl<T: FileSystem> Created<T> {
+    /// Asks the security modules for the attributes of the new inode, created in `dir` as the
+    /// name of `dentry` (`None` for a temporary file, which has no name), and stores each one
+    /// with `set` (`security_inode_init_security` with `set` as its `initxattrs`): `set` gets
+    /// a name without the `security.` prefix and its value, and its first error ends the list
+    /// and is returned. Without a security module that labels new inodes, `set` is not called.
+    ///
+    /// The inode is still `I_NEW`, so no one else sees it yet: `set` writes its attributes as a
+    /// file system's `set` handler would, without its `i_rwsem`.
+    pub fn init_security<F>(
+        &self,
+        dir: &INode<T>,
+        dentry: Option<&Negative<'_, T>>,
+        mut set: F,
+    ) -> Result
+    where
+        F: FnMut(&CStr, &[u8]) -> Result,
+    {
+        let qstr = match dentry {
+            // SAFETY: The dentry is valid and its name stable while its parent is locked
+            // (`Negative`'s invariants).
+            Some(d) => unsafe { bindings::dentry_qstr(d.dentry) },
+            None => ptr::null(),
+        };
+        // SAFETY: Both inodes are valid, `dir` is the directory the inode is created in, and
+        // `qstr` is NULL or the name of the dentry being created, stable for the call.
+        // `initxattrs_callback::<F>` is called (if at all) before the function returns, with
+        // `fs_data`, which points to `set`, borrowed mutably for the call and not moved.
+        to_result(unsafe {
+            bindings::security_inode_init_security(
+                self.as_ptr(),
+                dir.as_ptr(),
+                qstr,
+                Some(initxattrs_callback::<F>),
+                ptr::from_mut(&mut set).cast(),
+            )
+        })
+    }
+}
+
+/// The `initxattrs` of [`Created::init_security`]: calls the closure with each attribute of
+/// the NULL-terminated array until it fails.
+///
+/// # Safety
+///
+/// `array` is an array of `struct xattr` terminated by an entry with a NULL name, whose names
+/// are NUL-terminated and whose values are valid for their lengths, all for the call; `fs_data`
+/// points to an `F` borrowed mutably by no one else for the call.
+unsafe extern "C" fn initxattrs_callback<F>(
+    _inode: *mut bindings::inode,
+    array: *const bindings::xattr,
+    fs_data: *mut c_void,
+) -> c_int
+where
+    F: FnMut(&CStr, &[u8]) -> Result,
+{
+    // SAFETY: By the safety requirements `fs_data` is an `F` that is ours for the call.
+    let set = unsafe { &mut *fs_data.cast::<F>() };
+    let mut entry = array;
+    loop {
+        // SAFETY: By the safety requirements `entry` is within the array: every entry up to
+        // and including the terminating one is valid.
+        let x = unsafe { &*entry };
+        if x.name.is_null() {
+            return 0;
+        }
+        // SAFETY: The name of an entry is a valid NUL-terminated string for the call.
+        let name = unsafe { CStr::from_char_ptr(x.name) };
+        let value = if x.value.is_null() || x.value_len == 0 {
+            &[][..]
+        } else {
+            // SAFETY: The value of an entry is valid for `value_len` bytes for the call.
+            unsafe { core::slice::from_raw_parts(x.value.cast::<u8>(), x.value_len) }
+        };
+        if let Err(e) = set(name, value) {
+            return e.to_errno();
+        }
+        // SAFETY: `x` is not the terminating entry, so the next one is within the array.
+        entry = unsafe { entry.add(1) };
+    }
+}
+// patch: end

@@ -187,9 +187,7 @@ impl Timespec {
             nsecs: self.nsecs % NSEC_PER_SEC,
         }
     }
-}
 
-impl Timespec {
     /// The time as the inode's file system keeps it (`timestamp_truncate`: normalised, clamped
     /// to the superblock's time range and cut to its granularity), as `current_time` and
     /// `setattr_copy` give times to inodes: a time kept finer than the file system stores
