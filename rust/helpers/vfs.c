@@ -496,9 +496,10 @@ __rust_helper unsigned int rust_helper_posix_acl_count(const struct posix_acl *a
 __rust_helper int
 rust_helper_security_inode_init_security(struct inode *inode, struct inode *dir,
 					 const struct qstr *qstr,
-					 const initxattrs initxattrs, void *fs_data)
+					 const initxattrs initxattrs_fn,
+					 void *fs_data)
 {
-	return security_inode_init_security(inode, dir, qstr, initxattrs,
+	return security_inode_init_security(inode, dir, qstr, initxattrs_fn,
 					    fs_data);
 }
 #endif
