@@ -5,7 +5,7 @@
 # first block by the writer's pid (ext2_find_near's colour, pid % 16): the
 # steps run in a process whose pid is 0 mod 16, on both drivers.
 import errno, hashlib, mmap, os, random, sys
-from pairlib import fork16
+from pairlib import fork16, run
 
 mp, bs = sys.argv[1], int(sys.argv[2])
 p = bs // 4
@@ -215,7 +215,4 @@ def full():
 
 
 sys.stdout.flush()
-if fork16():
-    main()
-    sys.stdout.flush()
-    os._exit(0)
+run(main)

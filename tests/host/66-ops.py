@@ -6,7 +6,7 @@
 # the writer's pid (ext2_find_near's colour, pid % 16): the steps run in a
 # process whose pid is 0 mod 16, on both drivers.
 import errno, os, sys
-from pairlib import fork16, step
+from pairlib import ls as pairlib_ls, run, step
 
 mp, many = sys.argv[1], int(sys.argv[2])
 
@@ -36,8 +36,7 @@ def create(name, mode=0o666, data=b'', excl=True):
 
 
 def ls(d):
-    with os.scandir(p(d)) as it:
-        print(f'ls {d}: ' + ' '.join(f'{e.name}={e.inode()}' for e in it))
+    pairlib_ls(mp, d)
 
 
 def ops():
@@ -105,12 +104,6 @@ def ops():
     ls('d')
     for n in ('a', 'b', 'd/c', 'hard2'):
         st(n)
-    os.sync()
-    s = os.statvfs(mp)
-    print(f'statfs: bfree {s.f_bfree} ffree {s.f_ffree}')
 
 
-if fork16():
-    ops()
-    sys.stdout.flush()
-    os._exit(0)
+run(ops, mp)

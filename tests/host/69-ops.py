@@ -7,7 +7,7 @@
 # values on disk are compared after the unmount. Runs in a process whose pid
 # is 0 mod 16 (block placement, see pairlib.fork16).
 import errno, os, stat, sys
-from pairlib import fork16, step
+from pairlib import ls, run, step
 
 mp = sys.argv[1]
 
@@ -113,14 +113,7 @@ def ops():
     for n in names:
         st(n)
     for d in ('.', 'd1', 'd2'):
-        with os.scandir(p(d)) as it:
-            print(f'ls {d}: ' + ' '.join(f'{e.name}={e.inode()}' for e in it))
-    os.sync()
-    s = os.statvfs(mp)
-    print(f'statfs: bfree {s.f_bfree} ffree {s.f_ffree}')
+        ls(mp, d)
 
 
-if fork16():
-    ops()
-    sys.stdout.flush()
-    os._exit(0)
+run(ops, mp)

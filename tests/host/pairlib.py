@@ -3,6 +3,7 @@
 # them into the work directory.
 import errno
 import os
+import sys
 
 
 def fork16():
@@ -28,3 +29,24 @@ def step(what, f):
         print(f'{what}: ok')
     except OSError as e:
         print(f'{what}: {errno.errorcode.get(e.errno, e.errno)}')
+
+
+def ls(mp, d):
+    """Prints directory `d` of the file system at `mp` in readdir order, with
+    inode numbers."""
+    with os.scandir(os.path.join(mp, d)) as it:
+        print(f'ls {d}: ' + ' '.join(f'{e.name}={e.inode()}' for e in it))
+
+
+def run(ops, mp=None):
+    """Runs ops() in a child whose pid is 0 mod 16 (fork16), then, given the
+    mount point `mp`, the file system's free blocks and inodes after a sync;
+    the child exits there, the caller goes on once it has."""
+    if fork16():
+        ops()
+        if mp is not None:
+            os.sync()
+            s = os.statvfs(mp)
+            print(f'statfs: bfree {s.f_bfree} ffree {s.f_ffree}')
+        sys.stdout.flush()
+        os._exit(0)
